@@ -1,0 +1,285 @@
+"""Finding oneDNN and binding the function table of ``_ffi`` to it.
+
+Importing the package loads no libdnnl. The first call into oneDNN (or an
+explicit :func:`load_library`) searches, in order:
+
+1. the file named by ``DNNL_INTEROP_LIBRARY`` (if set, it must work: an
+   unusable value is an error, not a reason to look elsewhere);
+2. the ``onednn`` wheel layout, ``<prefix>/lib/libdnnl.so.3``;
+3. the system loader (``libdnnl.so.3``).
+
+A library inside a directory is opened after the libraries it needs from the
+same directory, by full path, so no ``LD_LIBRARY_PATH`` is needed. libdnnl
+opens the OpenCL ICD loader (``libOpenCL.so.1``) and the Level Zero loader
+(``libze_loader.so.1``) by name at its first interop call; a copy next to
+libdnnl is preloaded ``RTLD_LOCAL`` so that lookup by name finds it, without
+taking over the global namespace (which would hide pyopencl's own platforms).
+
+One process binds one library: the function table is process-wide.
+"""
+
+from __future__ import annotations
+
+import _thread
+import enum
+import os
+import site
+import sys
+from collections import namedtuple
+
+from . import _elf
+from ._ffi import ffi, lib
+from .errors import LibraryNotFoundError, MissingFunctionError, check
+
+__all__ = [
+    "ENV_VAR",
+    "Library",
+    "Runtime",
+    "Version",
+    "load_library",
+    "loaded_library",
+    "version",
+    "set_verbose",
+    "has_function",
+]
+
+ENV_VAR = "DNNL_INTEROP_LIBRARY"
+SONAME = "libdnnl.so.3"
+# Runtime loaders libdnnl opens by name at its first OpenCL / Level Zero call.
+RUNTIME_LOADERS = ("libOpenCL.so.1", "libze_loader.so.1")
+# oneDNN's own switches for its verbose output; if the user set one, it wins.
+VERBOSE_ENV_VARS = ("ONEDNN_VERBOSE", "DNNL_VERBOSE")
+
+_DLOPEN_FLAGS = lib.RTLD_NOW | lib.RTLD_LOCAL
+
+
+class Runtime(enum.IntEnum):
+    """CPU and GPU runtimes a oneDNN build reports (``DNNL_RUNTIME_*``)."""
+
+    NONE = lib.DNNL_RUNTIME_NONE
+    SEQ = lib.DNNL_RUNTIME_SEQ
+    OMP = lib.DNNL_RUNTIME_OMP
+    TBB = lib.DNNL_RUNTIME_TBB
+    THREADPOOL = lib.DNNL_RUNTIME_THREADPOOL
+    OCL = lib.DNNL_RUNTIME_OCL
+    SYCL = lib.DNNL_RUNTIME_SYCL
+    ZE = lib.DNNL_RUNTIME_ZE
+
+
+def _runtime(value: int) -> Runtime | int:
+    try:
+        return Runtime(value)
+    except ValueError:
+        return value
+
+
+# Plain namedtuples, not dataclasses or typing.NamedTuple: importing the
+# package must stay cheap.
+class Version(namedtuple("Version", "major minor patch hash cpu_runtime gpu_runtime")):
+    """What ``dnnl_version()`` reports; runtimes are :class:`Runtime` values."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+class Library(namedtuple("Library", "path version missing preloaded notes")):
+    """The oneDNN library the function table is bound to.
+
+    ``missing`` names the functions of the headers this library lacks,
+    ``preloaded`` the files opened first by full path, and ``notes`` anything
+    worth knowing that did not stop loading.
+    """
+
+    __slots__ = ()
+
+    def has_function(self, name: str) -> bool:
+        return name not in self.missing
+
+
+_lock = _thread.RLock()
+_library: Library | None = None
+_load_error: Exception | None = None
+_symbols = tuple(
+    ffi.string(lib.dnnl_interop_symbol_name(i)).decode()
+    for i in range(lib.dnnl_interop_symbol_count())
+)
+
+
+def loaded_library() -> Library | None:
+    """The bound library, or None before the first load."""
+    return _library
+
+
+def load_library(path: str | os.PathLike[str] | None = None) -> Library:
+    """Find oneDNN, bind every function the headers declare, and return it.
+
+    With ``path``, only that file is tried. Without it, the search described
+    in this module's docstring runs. Calling again returns the bound library;
+    asking for a different file once one is bound raises ``RuntimeError``.
+    Raises :class:`LibraryNotFoundError` listing every place tried.
+    """
+    global _library, _load_error
+    with _lock:
+        if _library is not None:
+            if path is None or os.path.realpath(path) == os.path.realpath(_library.path):
+                return _library
+            raise RuntimeError(
+                f"oneDNN is already bound to {_library.path}; "
+                "a process binds one library"
+            )
+        attempts: list[tuple[str, str, str]] = []
+        for place, target in _places(path):
+            try:
+                handle, preloaded, notes = _open(target)
+            except OSError as exc:
+                attempts.append((place, target, str(exc)))
+                continue
+            _library = _bind(handle, preloaded, notes)
+            _load_error = None
+            return _library
+        _load_error = LibraryNotFoundError(attempts)
+        raise _load_error
+
+
+def _places(path) -> list[tuple[str, str]]:
+    if path is not None:
+        return [("argument", os.fspath(path))]
+    from_env = os.environ.get(ENV_VAR)
+    if from_env is not None:
+        return [(f"${ENV_VAR}", from_env)]
+    places = []
+    prefixes = dict.fromkeys([sys.prefix, site.getuserbase()])
+    for prefix in prefixes:
+        places.append(("onednn wheel", os.path.join(prefix, "lib", SONAME)))
+    places.append(("system loader", SONAME))
+    return places
+
+
+def _dlerror() -> str:
+    message = lib.dlerror()
+    return ffi.string(message).decode(errors="replace") if message else "unknown dlopen error"
+
+
+def _is_loaded(soname: str) -> bool:
+    return lib.dlopen(soname.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD) != ffi.NULL
+
+
+def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]):
+    """dlopen ``path`` after the NEEDED libraries found beside it."""
+    directory = os.path.dirname(path)
+    for name in _elf.needed(path):
+        sibling = os.path.join(directory, name)
+        if name in seen or _is_loaded(name) or not os.path.exists(sibling):
+            continue
+        seen.add(name)
+        _open_with_siblings(sibling, preloaded, seen)
+    handle = lib.dlopen(path.encode(), _DLOPEN_FLAGS)
+    if handle == ffi.NULL:
+        raise OSError(_dlerror())
+    preloaded.append(path)
+    return handle
+
+
+def _open(target: str):
+    preloaded: list[str] = []
+    notes: list[str] = []
+    if os.sep not in target:  # a bare name: the system loader's search
+        handle = lib.dlopen(target.encode(), _DLOPEN_FLAGS)
+        if handle == ffi.NULL:
+            raise OSError(_dlerror())
+        return handle, (), ()
+    if not os.path.exists(target):
+        raise OSError("no such file")
+    seen: set[str] = set()
+    handle = _open_with_siblings(target, preloaded, seen)
+    preloaded.pop()  # the target itself
+    directory = os.path.dirname(target)
+    for loader in RUNTIME_LOADERS:
+        candidate = os.path.join(directory, loader)
+        if os.path.exists(candidate) and not _is_loaded(loader):
+            try:
+                _open_with_siblings(candidate, preloaded, seen)
+            except OSError as exc:
+                notes.append(f"could not preload {candidate}: {exc}")
+    return handle, tuple(preloaded), tuple(notes)
+
+
+def _path_of(handle) -> str:
+    info = ffi.new("Dl_info *")
+    address = lib.dlsym(handle, b"dnnl_version")
+    if address != ffi.NULL and lib.dladdr(address, info) and info.dli_fname != ffi.NULL:
+        return os.path.realpath(ffi.string(info.dli_fname).decode())
+    return "<unknown>"
+
+
+def _bind(handle, preloaded, notes) -> Library:
+    lib.dnnl_interop_bind(handle)
+    missing = tuple(
+        name for i, name in enumerate(_symbols) if not lib.dnnl_interop_symbol_is_bound(i)
+    )
+    raw = lib.dnnl_version()
+    if raw == ffi.NULL:
+        lib.dnnl_interop_take_unbound()
+        found = Version(0, 0, 0, "", Runtime.NONE, Runtime.NONE)
+    else:
+        found = Version(
+            raw.major,
+            raw.minor,
+            raw.patch,
+            ffi.string(raw.hash).decode() if raw.hash != ffi.NULL else "",
+            _runtime(raw.cpu_runtime),
+            _runtime(raw.gpu_runtime),
+        )
+    if not any(name in os.environ for name in VERBOSE_ENV_VARS):
+        lib.dnnl_set_verbose(0)  # oneDNN prints errors to stdout by default
+    return Library(_path_of(handle), found, missing, tuple(preloaded), tuple(notes))
+
+
+@ffi.def_extern()
+def _dnnl_interop_autoload() -> int:
+    """Called by the C stubs on the first call before any library is bound."""
+    try:
+        load_library()
+    except Exception:  # kept in _load_error; reported by missing_function_error
+        return 0
+    return 1
+
+
+def missing_function_error(function: str) -> Exception | None:
+    """The error for a call that reached a stub, or None if none did.
+
+    Called when a C function answered ``dnnl_unimplemented``: the stub of a
+    function the library lacks answers that too, and leaves its index behind.
+    """
+    index = lib.dnnl_interop_take_unbound()
+    if not index or _symbols[index - 1] != function:
+        return None
+    if _library is None:
+        return _load_error or LibraryNotFoundError([])
+    return MissingFunctionError(function, _library.path, str(_library.version))
+
+
+def require(function: str) -> Library:
+    """The bound library, loading it if needed; raise if it lacks ``function``."""
+    library = _library or load_library()
+    if not library.has_function(function):
+        raise MissingFunctionError(function, library.path, str(library.version))
+    return library
+
+
+def has_function(name: str) -> bool:
+    """Whether the bound library (loaded if needed) exports ``name``."""
+    return (_library or load_library()).has_function(name)
+
+
+def version() -> Version:
+    """The version of the bound oneDNN (loading it if needed)."""
+    return require("dnnl_version").version
+
+
+def set_verbose(level: int) -> None:
+    """Set oneDNN's verbose level (0 silences it; it prints to stdout)."""
+    require("dnnl_set_verbose")
+    check(lib.dnnl_set_verbose(int(level)), "dnnl_set_verbose")

@@ -1,0 +1,205 @@
+"""oneDNN status codes and the exceptions they become.
+
+Every wrapper passes each ``dnnl_status_t`` through :func:`check`. A non-zero
+status raises the subclass of :class:`DnnlError` for that code; each subclass
+also inherits the builtin exception that fits, so ``except ValueError`` works
+for a caller mistake and ``except MemoryError`` for an allocation failure.
+Codes this package does not know are kept on the exception, never mapped to a
+neighbour or swallowed.
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = [
+    "Status",
+    "DnnlError",
+    "OutOfMemoryError",
+    "InvalidArgumentsError",
+    "UnimplementedError",
+    "LastImplReachedError",
+    "DnnlRuntimeError",
+    "NotRequiredError",
+    "InvalidGraphError",
+    "InvalidGraphOpError",
+    "InvalidShapeError",
+    "InvalidDataTypeError",
+    "UnknownStatusError",
+    "MissingFunctionError",
+    "LibraryNotFoundError",
+    "ClosedObjectError",
+    "error_class",
+    "check",
+]
+
+
+class Status(enum.IntEnum):
+    """``dnnl_status_t`` of oneDNN 3.13."""
+
+    SUCCESS = 0
+    OUT_OF_MEMORY = 1
+    INVALID_ARGUMENTS = 2
+    UNIMPLEMENTED = 3
+    LAST_IMPL_REACHED = 4
+    RUNTIME_ERROR = 5
+    NOT_REQUIRED = 6
+    INVALID_GRAPH = 7
+    INVALID_GRAPH_OP = 8
+    INVALID_SHAPE = 9
+    INVALID_DATA_TYPE = 10
+
+
+class DnnlError(Exception):
+    """A oneDNN C function returned a status other than success.
+
+    ``status`` is a :class:`Status`, or the raw int for a code this package
+    does not know; ``function`` is the name of the C function.
+    """
+
+    status: Status | int
+    function: str
+
+    def __init__(self, status: Status | int, function: str, detail: str | None = None):
+        self.status = status
+        self.function = function
+        self.detail = detail
+        name = status.name if isinstance(status, Status) else "unknown status"
+        message = f"{function} failed: {name} ({int(status)})"
+        super().__init__(f"{message}: {detail}" if detail else message)
+
+    def __reduce__(self):
+        return type(self), (self.status, self.function, self.detail)
+
+
+class OutOfMemoryError(DnnlError, MemoryError):
+    """``dnnl_out_of_memory``."""
+
+
+class InvalidArgumentsError(DnnlError, ValueError):
+    """``dnnl_invalid_arguments``: the library rejected an argument."""
+
+
+class UnimplementedError(DnnlError, NotImplementedError):
+    """``dnnl_unimplemented``."""
+
+
+class LastImplReachedError(DnnlError):
+    """``dnnl_last_impl_reached``."""
+
+
+class DnnlRuntimeError(DnnlError, RuntimeError):
+    """``dnnl_runtime_error``: a failure in the library or its runtime."""
+
+
+class NotRequiredError(DnnlError):
+    """``dnnl_not_required``."""
+
+
+class InvalidGraphError(DnnlError, ValueError):
+    """``dnnl_invalid_graph``."""
+
+
+class InvalidGraphOpError(DnnlError, ValueError):
+    """``dnnl_invalid_graph_op``."""
+
+
+class InvalidShapeError(DnnlError, ValueError):
+    """``dnnl_invalid_shape``."""
+
+
+class InvalidDataTypeError(DnnlError, ValueError):
+    """``dnnl_invalid_data_type``."""
+
+
+class UnknownStatusError(DnnlError):
+    """A status code this package does not know; ``status`` is the raw int."""
+
+
+class MissingFunctionError(UnimplementedError):
+    """The loaded oneDNN library does not export the C function called.
+
+    ``library`` is the path of the loaded library and ``version`` its
+    version string. Raised instead of calling through a NULL pointer.
+    """
+
+    def __init__(self, function: str, library: str, version: str):
+        self.library = library
+        self.version = version
+        super().__init__(
+            Status.UNIMPLEMENTED,
+            function,
+            f"{function} is not exported by {library} (oneDNN {version})",
+        )
+
+    def __str__(self) -> str:  # the status prefix says nothing useful here
+        return self.detail or ""
+
+    def __reduce__(self):
+        return type(self), (self.function, self.library, self.version)
+
+
+class LibraryNotFoundError(OSError):
+    """No usable oneDNN library was found.
+
+    ``attempts`` lists ``(place, target, reason)`` for every place tried.
+    """
+
+    def __init__(self, attempts: list[tuple[str, str, str]]):
+        self.attempts = list(attempts)
+        lines = [f"  {place}: {target}: {reason}" for place, target, reason in self.attempts]
+        super().__init__("could not load oneDNN; tried:\n" + "\n".join(lines))
+
+    def __reduce__(self):
+        return type(self), (self.attempts,)
+
+
+class ClosedObjectError(ValueError):
+    """An operation was attempted on a closed oneDNN object."""
+
+
+_CLASSES: dict[int, type[DnnlError]] = {
+    Status.OUT_OF_MEMORY: OutOfMemoryError,
+    Status.INVALID_ARGUMENTS: InvalidArgumentsError,
+    Status.UNIMPLEMENTED: UnimplementedError,
+    Status.LAST_IMPL_REACHED: LastImplReachedError,
+    Status.RUNTIME_ERROR: DnnlRuntimeError,
+    Status.NOT_REQUIRED: NotRequiredError,
+    Status.INVALID_GRAPH: InvalidGraphError,
+    Status.INVALID_GRAPH_OP: InvalidGraphOpError,
+    Status.INVALID_SHAPE: InvalidShapeError,
+    Status.INVALID_DATA_TYPE: InvalidDataTypeError,
+}
+
+
+def error_class(code: int) -> type[DnnlError]:
+    """The exception class for a status code, for any int.
+
+    ``SUCCESS`` has no error of its own and maps to the base :class:`DnnlError`.
+    """
+    if code == Status.SUCCESS:
+        return DnnlError
+    return _CLASSES.get(code, UnknownStatusError)
+
+
+def make_error(code: int, function: str, detail: str | None = None) -> DnnlError:
+    """The exception for ``code`` returned by C function ``function``."""
+    if code == Status.UNIMPLEMENTED:
+        # The binding's stub for a function the library lacks answers
+        # UNIMPLEMENTED; tell that apart from the library's own answer.
+        from ._library import missing_function_error
+
+        missing = missing_function_error(function)
+        if missing is not None:
+            return missing
+    try:
+        status: Status | int = Status(code)
+    except ValueError:
+        status = int(code)
+    return error_class(code)(status, function, detail)
+
+
+def check(code: int, function: str) -> None:
+    """Raise the exception for ``code`` unless it is ``SUCCESS``."""
+    if code:
+        raise make_error(code, function)

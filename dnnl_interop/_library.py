@@ -283,3 +283,15 @@ def set_verbose(level: int) -> None:
     """Set oneDNN's verbose level (0 silences it; it prints to stdout)."""
     require("dnnl_set_verbose")
     check(lib.dnnl_set_verbose(int(level)), "dnnl_set_verbose")
+
+
+def _rebind(path: str) -> Library:
+    """Bind the function table to another library file. For tests only.
+
+    Safe only while no oneDNN object of the bound library is alive: handles
+    from one library must never reach another's functions.
+    """
+    global _library
+    with _lock:
+        _library = None
+        return load_library(path)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Create a virtual environment with everything dnnl-interop is tested against:
+# real oneDNN 3.13 (and 3.11 beside it, for the missing-function tests), two
+# real OpenCL platforms (PoCL and Intel's CPU runtime), pyopencl, the test
+# tools, and this package itself. Everything comes from the package registry.
+#
+#   scripts/setup-env.sh [VENV]      (default: .venv)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${1:-.venv}
+python=${PYTHON:-python3}
+
+"$python" -m venv --clear "$venv"
+venv=$(cd "$venv" && pwd)
+pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+
+# onednn==2026.1.0 asks for dpcpp-cpp-rt>=2026.2, whose SYCL runtime has no
+# OpenCL adapter: no CPU engine can be made with it. 2026.1.2 works.
+"${pip[@]}" dpcpp-cpp-rt==2026.1.2 intel-opencl-rt==2026.1.2
+"${pip[@]}" --no-deps onednn==2026.1.0 onednn-devel==2026.1.0
+# oneDNN 3.11 (no Level Zero interop) in a prefix of its own.
+"${pip[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
+"${pip[@]}" pyopencl pocl-binary-distribution
+"${pip[@]}" ".[test]"
+
+# The Intel CPU OpenCL runtime ships an ICD file naming a placeholder path.
+# Register the installed library in a vendors directory of our own; pyopencl
+# already provides PoCL, so it is not listed again here.
+vendors="$venv/etc/OpenCL/dnnl-interop-vendors"
+mkdir -p "$vendors"
+echo "$venv/lib/libintelocl.so" > "$vendors/intel-cpu.icd"
+echo "export OCL_ICD_VENDORS=\"$vendors\"" >> "$venv/bin/activate"
+
+echo "environment ready: . $venv/bin/activate"

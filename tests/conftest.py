@@ -1,0 +1,136 @@
+"""Shared fixtures: which oneDNN a test runs against, and real OpenCL devices.
+
+A test asks for the library it needs:
+
+* ``real_dnnl``: the real oneDNN 3.13 from the ``onednn`` wheel;
+* ``standin_dnnl``: the test-only stand-in library (tests/standin), which
+  implements the documented GPU-engine semantics on real OpenCL objects;
+* ``dnnl``: both, one after the other, for assertions the two must agree on.
+
+The function table is process-wide, so the fixture rebinds it before the test
+and, after it, checks that every oneDNN object the test made was destroyed.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_LIBRARY = Path(sys.prefix) / "lib" / "libdnnl.so.3"
+LIBRARY_3_11 = Path(sys.prefix) / "opt" / "onednn-3.11" / "lib" / "libdnnl.so.3"
+UPSTREAM_HEADERS = Path(sys.prefix) / "include" / "oneapi" / "dnnl"
+
+# The Intel CPU OpenCL runtime is registered by scripts/setup-env.sh; set the
+# variable here too so a plain `.venv/bin/pytest` sees both platforms.
+_VENDORS = Path(sys.prefix) / "etc" / "OpenCL" / "dnnl-interop-vendors"
+if _VENDORS.is_dir():
+    os.environ.setdefault("OCL_ICD_VENDORS", str(_VENDORS))
+
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile(
+    "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("soak", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def standin_library(tmp_path_factory) -> Path:
+    """Compile the stand-in library once per session; return its path."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from standin.build import build_standin
+
+    return build_standin(tmp_path_factory.mktemp("standin"))
+
+
+def _use(path: Path):
+    from dnnl_interop import _library, _owned
+
+    gc.collect()
+    assert _owned.live_objects() == 0, "objects of the previous library are alive"
+    current = _library.loaded_library()
+    if current is None or os.path.realpath(current.path) != os.path.realpath(path):
+        _library._rebind(str(path))
+    return _library.loaded_library()
+
+
+def _no_leaks():
+    from dnnl_interop import _owned
+
+    gc.collect()
+    assert _owned.live_objects() == 0, f"{_owned.live_objects()} oneDNN objects leaked"
+
+
+@pytest.fixture
+def real_dnnl():
+    """Run against real oneDNN; yields its :class:`dnnl_interop.Library`."""
+    if not REAL_LIBRARY.exists():
+        pytest.fail(f"real oneDNN missing at {REAL_LIBRARY}: run scripts/setup-env.sh")
+    yield _use(REAL_LIBRARY)
+    _no_leaks()
+
+
+@pytest.fixture
+def standin_dnnl(standin_library):
+    """Run against the test-only stand-in library."""
+    yield _use(standin_library)
+    _no_leaks()
+
+
+@pytest.fixture(params=["real", "standin"])
+def dnnl(request):
+    """Run once against real oneDNN and once against the stand-in."""
+    fixture = "real_dnnl" if request.param == "real" else "standin_dnnl"
+    return request.getfixturevalue(fixture)
+
+
+# --- real OpenCL --------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def cl():
+    import pyopencl
+
+    return pyopencl
+
+
+def _devices(cl, platform_word: str):
+    return [
+        device
+        for platform in cl.get_platforms()
+        if platform_word in platform.name
+        for device in platform.get_devices()
+    ]
+
+
+@pytest.fixture(scope="session")
+def pocl_device(cl):
+    devices = _devices(cl, "Portable Computing Language")
+    if not devices:
+        pytest.fail("PoCL is not available: run scripts/setup-env.sh")
+    return devices[0]
+
+
+@pytest.fixture(scope="session")
+def intel_cpu_device(cl):
+    devices = _devices(cl, "Intel(R) OpenCL")
+    if not devices:
+        pytest.fail("Intel's CPU OpenCL runtime is not registered: run scripts/setup-env.sh")
+    return devices[0]
+
+
+@pytest.fixture(scope="session", params=["pocl", "intel-cpu"])
+def cl_device(request):
+    """Each real OpenCL device in turn."""
+    return request.getfixturevalue("pocl_device" if request.param == "pocl" else "intel_cpu_device")
+
+
+@pytest.fixture
+def pocl_context(cl, pocl_device):
+    return cl.Context([pocl_device])

@@ -14,12 +14,13 @@ python=${PYTHON:-python3}
 venv=$(cd "$venv" && pwd)
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 
+# oneDNN 3.11 (no Level Zero interop) in a prefix of its own, first: pip
+# would otherwise uninstall the main onednn while installing this one.
+"${pip[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
 # onednn==2026.1.0 asks for dpcpp-cpp-rt>=2026.2, whose SYCL runtime has no
 # OpenCL adapter: no CPU engine can be made with it. 2026.1.2 works.
 "${pip[@]}" dpcpp-cpp-rt==2026.1.2 intel-opencl-rt==2026.1.2
 "${pip[@]}" --no-deps onednn==2026.1.0 onednn-devel==2026.1.0
-# oneDNN 3.11 (no Level Zero interop) in a prefix of its own.
-"${pip[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
 "${pip[@]}" pyopencl pocl-binary-distribution
 "${pip[@]}" ".[test]"
 

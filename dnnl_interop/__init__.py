@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os as _os
 
-from . import ocl, ze
+from . import core, ocl, ze
+from .core import *  # noqa: F403 - Engine, Stream, Memory, ..., ARG_* constants
+from .core import __all__ as _core_all
 from ._library import (
     ENV_VAR,
     Library,
@@ -49,5 +51,6 @@ __all__ = [
     "set_verbose",
     "version",
     "get_include",
+    *_core_all,
     *_errors_all,
 ]

@@ -29,11 +29,19 @@ class Owned:
     _destroy = None  # the C destroy function, set by each subclass
     _destroy_name = ""
 
-    def __init__(self, handle, keep: tuple = ()):
+    def _adopt(self, handle, keep: tuple = ()) -> None:
+        """Take ownership of ``handle``, just returned by a C create function."""
         global _live
         self._handle = handle
         self._keep = keep
         _live += 1
+
+    @classmethod
+    def _from_handle(cls, handle, keep: tuple = ()):
+        """Wrap a handle created elsewhere (an interop create function)."""
+        obj = cls.__new__(cls)
+        obj._adopt(handle, keep)
+        return obj
 
     @property
     def handle(self):
@@ -55,7 +63,7 @@ class Owned:
     def close(self) -> None:
         """Destroy the handle now. Closing twice is harmless."""
         global _live
-        handle = getattr(self, "_handle", None)  # None too if __init__ failed
+        handle = getattr(self, "_handle", None)  # unset if creation failed
         if handle is None:
             return
         self._handle = None
@@ -79,7 +87,7 @@ class Owned:
             pass
 
     def __repr__(self) -> str:
-        state = "closed" if self._handle is None else f"{self.int_ptr:#x}"
+        state = "closed" if getattr(self, "_handle", None) is None else f"{self.int_ptr:#x}"
         return f"<dnnl_interop.{type(self).__name__} {state}>"
 
     @classmethod

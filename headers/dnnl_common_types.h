@@ -17,7 +17,8 @@
 /* Trimmed copy of oneDNN v3.13.2 include/oneapi/dnnl/dnnl_common_types.h
  * (PyPI onednn-devel==2026.1.0). Status codes, data types, engine and stream handles.
  * Declarations are verbatim; tests/test_headers.py checks them against
- * upstream. Conditional parts are kept as the released build configures them. */
+ * upstream. Conditional blocks are kept; the build evaluates them as the released
+ * library is configured (build_ffi.CONFIGURED_MACROS). */
 
 #ifndef DNNL_INTEROP_DNNL_COMMON_TYPES_H
 #define DNNL_INTEROP_DNNL_COMMON_TYPES_H
@@ -127,6 +128,23 @@ struct dnnl_engine;
 
 /// @brief An engine handle.
 typedef struct dnnl_engine *dnnl_engine_t;
+
+/// @brief Stream flags.
+typedef enum {
+    // In-order execution.
+    dnnl_stream_in_order = 0x1U,
+    /// Out-of-order execution.
+    dnnl_stream_out_of_order = 0x2U,
+    /// Default stream configuration.
+    dnnl_stream_default_flags = dnnl_stream_in_order,
+#ifdef DNNL_EXPERIMENTAL_PROFILING
+    /// Enables profiling capabilities.
+    dnnl_stream_profiling = 0x4U,
+#endif
+
+    // Max value to prevent UB for internal-use-only values.
+    dnnl_stream_flags_max = 0x7fff,
+} dnnl_stream_flags_t;
 
 /// An opaque structure to describe an execution stream.
 struct dnnl_stream;

@@ -17,10 +17,17 @@
 /* Trimmed copy of oneDNN v3.13.2 include/oneapi/dnnl/dnnl_config.h
  * (PyPI onednn-devel==2026.1.0). Only the runtime identifiers reported by dnnl_version().
  * Declarations are verbatim; tests/test_headers.py checks them against
- * upstream. Conditional parts are kept as the released build configures them. */
+ * upstream. Conditional blocks are kept; the build evaluates them as the released
+ * library is configured (build_ffi.CONFIGURED_MACROS). */
 
 #ifndef DNNL_INTEROP_DNNL_CONFIG_H
 #define DNNL_INTEROP_DNNL_CONFIG_H
+
+/* Upstream defines DNNL_API to export or import symbols of the shared
+ * library; code compiled against these headers only declares them. */
+#ifndef DNNL_API
+#define DNNL_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {

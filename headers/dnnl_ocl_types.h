@@ -17,7 +17,8 @@
 /* Trimmed copy of oneDNN v3.13.2 include/oneapi/dnnl/dnnl_ocl_types.h
  * (PyPI onednn-devel==2026.1.0). Complete.
  * Declarations are verbatim; tests/test_headers.py checks them against
- * upstream. Conditional parts are kept as the released build configures them. */
+ * upstream. Conditional blocks are kept; the build evaluates them as the released
+ * library is configured (build_ffi.CONFIGURED_MACROS). */
 
 #ifndef DNNL_INTEROP_DNNL_OCL_TYPES_H
 #define DNNL_INTEROP_DNNL_OCL_TYPES_H

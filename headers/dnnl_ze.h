@@ -17,7 +17,8 @@
 /* Trimmed copy of oneDNN v3.13.2 include/oneapi/dnnl/dnnl_ze.h
  * (PyPI onednn-devel==2026.1.0). All functions; <level_zero/ze_api.h> is replaced by level_zero_handles.h.
  * Declarations are verbatim; tests/test_headers.py checks them against
- * upstream. Conditional parts are kept as the released build configures them. */
+ * upstream. Conditional blocks are kept; the build evaluates them as the released
+ * library is configured (build_ffi.CONFIGURED_MACROS). */
 
 #ifndef DNNL_INTEROP_DNNL_ZE_H
 #define DNNL_INTEROP_DNNL_ZE_H

@@ -1,0 +1,332 @@
+"""oneDNN's core objects: engines, streams, memory and primitives.
+
+Each class owns one handle (see ``_owned``). Children keep alive what they
+need: oneDNN streams do not retain their engine, so a :class:`Stream` keeps
+its :class:`Engine`; a :class:`Memory` keeps its engine and the buffer it
+wraps; a :class:`Primitive` keeps its engine.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+
+from ._ffi import ffi, lib
+from ._owned import Owned
+from .errors import check
+
+__all__ = [
+    "MEMORY_ALLOCATE",
+    "MEMORY_NONE",
+    "EngineKind",
+    "DataType",
+    "Engine",
+    "Stream",
+    "MemoryDesc",
+    "Memory",
+    "Primitive",
+    "reorder",
+    "format_tags",
+]
+
+MEMORY_ALLOCATE = lib.DNNL_MEMORY_ALLOCATE  # the library allocates the buffer
+MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
+
+# DNNL_ARG_SRC -> ARG_SRC, ...: every execution-argument index of the headers.
+ARGS = {name[5:]: getattr(lib, name) for name in dir(lib) if name.startswith("DNNL_ARG_")}
+globals().update(ARGS)
+__all__ += sorted(ARGS)
+
+
+class EngineKind(enum.IntEnum):
+    ANY = lib.dnnl_any_engine
+    CPU = lib.dnnl_cpu
+    GPU = lib.dnnl_gpu
+
+
+class DataType(enum.IntEnum):
+    """``dnnl_data_type_t`` (oneDNN's names, upper-cased)."""
+
+    UNDEF = lib.dnnl_data_type_undef
+    F16 = lib.dnnl_f16
+    BF16 = lib.dnnl_bf16
+    F32 = lib.dnnl_f32
+    S32 = lib.dnnl_s32
+    S8 = lib.dnnl_s8
+    U8 = lib.dnnl_u8
+    F64 = lib.dnnl_f64
+    BOOLEAN = lib.dnnl_boolean
+    F8_E5M2 = lib.dnnl_f8_e5m2
+    F8_E4M3 = lib.dnnl_f8_e4m3
+    S4 = lib.dnnl_s4
+    U4 = lib.dnnl_u4
+    E8M0 = lib.dnnl_e8m0
+    F4_E2M1 = lib.dnnl_f4_e2m1
+    F4_E3M0 = lib.dnnl_f4_e3m0
+    S64 = lib.dnnl_s64
+
+
+# numpy dtype names with an exact oneDNN counterpart.
+_NUMPY_TYPES = {
+    "float16": DataType.F16,
+    "float32": DataType.F32,
+    "float64": DataType.F64,
+    "int8": DataType.S8,
+    "uint8": DataType.U8,
+    "int32": DataType.S32,
+    "int64": DataType.S64,
+    "bool": DataType.BOOLEAN,
+}
+
+_FORMAT_TAGS: dict[str, int] = {
+    name[5:]: value
+    for name, value in ffi.typeof("dnnl_format_tag_t").relements.items()
+    if not name.startswith("dnnl_format_tag_")
+}
+_FORMAT_TAGS["any"] = lib.dnnl_format_tag_any
+
+
+def format_tags() -> list[str]:
+    """Every format tag name oneDNN 3.13 knows ("ab", "acdb", "nChw16c", ...)."""
+    return sorted(_FORMAT_TAGS)
+
+
+def _data_type(dtype) -> DataType:
+    if isinstance(dtype, DataType):
+        return dtype
+    if isinstance(dtype, str) and dtype.upper() in DataType.__members__:
+        return DataType[dtype.upper()]
+    import numpy  # only needed for numpy-style dtypes
+
+    name = numpy.dtype(dtype).name
+    if name not in _NUMPY_TYPES:
+        raise TypeError(f"dtype {name} has no oneDNN data type")
+    return _NUMPY_TYPES[name]
+
+
+def _as(obj, cls, what: str):
+    """The handle of ``obj`` after checking it is a ``cls``."""
+    if not isinstance(obj, cls):
+        raise TypeError(f"{what}: expected a dnnl_interop.{cls.__name__}, got {type(obj).__name__}")
+    return obj.handle
+
+
+class Engine(Owned):
+    """An execution engine (``dnnl_engine_t``)."""
+
+    __slots__ = ()
+    _ctype = "dnnl_engine_t"
+    _destroy = lib.dnnl_engine_destroy
+    _destroy_name = "dnnl_engine_destroy"
+
+    def __init__(self, kind: EngineKind = EngineKind.CPU, index: int = 0):
+        out = self._new_out()
+        check(lib.dnnl_engine_create(out, int(kind), index), "dnnl_engine_create")
+        self._adopt(out[0])
+
+    @classmethod
+    def cpu(cls, index: int = 0) -> Engine:
+        """The CPU engine ``index``."""
+        return cls(EngineKind.CPU, index)
+
+    @staticmethod
+    def get_count(kind: EngineKind) -> int:
+        """How many engines of ``kind`` the library sees."""
+        from ._library import require
+
+        require("dnnl_engine_get_count")
+        return lib.dnnl_engine_get_count(int(kind))
+
+    @property
+    def kind(self) -> EngineKind:
+        out = ffi.new("dnnl_engine_kind_t *")
+        check(lib.dnnl_engine_get_kind(self.handle, out), "dnnl_engine_get_kind")
+        return EngineKind(out[0])
+
+
+class Stream(Owned):
+    """An execution stream (``dnnl_stream_t``) on an engine."""
+
+    __slots__ = ()
+    _ctype = "dnnl_stream_t"
+    _destroy = lib.dnnl_stream_destroy
+    _destroy_name = "dnnl_stream_destroy"
+
+    def __init__(self, engine: Engine, in_order: bool = True):
+        flags = lib.dnnl_stream_in_order if in_order else lib.dnnl_stream_out_of_order
+        out = self._new_out()
+        check(lib.dnnl_stream_create(out, _as(engine, Engine, "engine"), flags), "dnnl_stream_create")
+        self._adopt(out[0], keep=(engine,))
+
+    @property
+    def engine(self) -> Engine:
+        return self._keep[0]
+
+    def wait(self) -> None:
+        """Block until everything submitted to the stream has finished."""
+        check(lib.dnnl_stream_wait(self.handle), "dnnl_stream_wait")
+
+
+class MemoryDesc(Owned):
+    """A memory descriptor from a shape, a data type and a format tag.
+
+    ``dtype`` is a :class:`DataType`, its name ("f32", "bf16", ...) or
+    anything ``numpy.dtype`` accepts; ``tag`` any name of
+    :func:`format_tags` ("ab", "ba", "abcd", "acdb", "nChw16c", ...).
+    """
+
+    __slots__ = ("shape", "data_type", "tag")
+    _ctype = "dnnl_memory_desc_t"
+    _destroy = lib.dnnl_memory_desc_destroy
+    _destroy_name = "dnnl_memory_desc_destroy"
+
+    def __init__(self, shape: Iterable[int], dtype, tag: str):
+        shape = tuple(int(d) for d in shape)
+        if not 0 < len(shape) <= lib.DNNL_MAX_NDIMS:
+            raise ValueError(f"a shape has 1 to {lib.DNNL_MAX_NDIMS} dimensions, not {len(shape)}")
+        if tag not in _FORMAT_TAGS:
+            raise ValueError(f"unknown format tag {tag!r}; see dnnl_interop.format_tags()")
+        self.shape = shape
+        self.data_type = _data_type(dtype)
+        self.tag = tag
+        out = self._new_out()
+        check(
+            lib.dnnl_memory_desc_create_with_tag(
+                out, len(shape), shape, int(self.data_type), _FORMAT_TAGS[tag]
+            ),
+            "dnnl_memory_desc_create_with_tag",
+        )
+        self._adopt(out[0])
+
+    @property
+    def size(self) -> int:
+        """Bytes a buffer for this descriptor needs."""
+        return lib.dnnl_memory_desc_get_size(self.handle)
+
+    def __repr__(self) -> str:
+        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r})"
+
+
+def _buffer_pointer(buffer, size: int):
+    """``(void *, object to keep alive)`` for a Memory's buffer argument."""
+    if isinstance(buffer, ffi.CData):
+        return ffi.cast("void *", buffer), buffer
+    if isinstance(buffer, int):
+        return ffi.cast("void *", buffer), None
+    try:
+        pointer = ffi.from_buffer("char[]", buffer, require_writable=True)
+    except TypeError:
+        raise TypeError(
+            f"buffer: expected MEMORY_ALLOCATE, MEMORY_NONE, a writable C-contiguous "
+            f"buffer (numpy array, bytearray), an int or a cffi pointer; got {type(buffer).__name__}"
+        ) from None
+    if len(pointer) < size:
+        raise ValueError(f"buffer: {len(pointer)} bytes, the descriptor needs {size}")
+    return ffi.cast("void *", pointer), (buffer, pointer)
+
+
+class Memory(Owned):
+    """A memory object: a descriptor, an engine and a buffer.
+
+    ``buffer`` is :data:`MEMORY_ALLOCATE` (the library allocates),
+    :data:`MEMORY_NONE`, a writable C-contiguous buffer such as a numpy array
+    (used in place, without a copy, and kept alive), an int address or a cffi
+    pointer. For OpenCL or Level Zero buffers use ``ocl.make_memory`` or
+    ``ze.make_memory``.
+    """
+
+    __slots__ = ("_buffer",)
+    _ctype = "dnnl_memory_t"
+    _destroy = lib.dnnl_memory_destroy
+    _destroy_name = "dnnl_memory_destroy"
+
+    def __init__(self, desc: MemoryDesc, engine: Engine, buffer=MEMORY_ALLOCATE):
+        md = _as(desc, MemoryDesc, "desc")
+        pointer, self._buffer = _buffer_pointer(buffer, desc.size)
+        out = self._new_out()
+        check(
+            lib.dnnl_memory_create(out, md, _as(engine, Engine, "engine"), pointer),
+            "dnnl_memory_create",
+        )
+        self._adopt(out[0], keep=(desc, engine))
+
+    @classmethod
+    def _from_handle(cls, handle, keep: tuple = (), buffer=None):
+        obj = super()._from_handle(handle, keep)
+        obj._buffer = buffer
+        return obj
+
+    @property
+    def desc(self) -> MemoryDesc:
+        return self._keep[0]
+
+    @property
+    def engine(self) -> Engine:
+        return self._keep[1]
+
+    @property
+    def data_handle(self) -> int:
+        """The address (or OpenCL buffer handle) the memory uses; 0 for none."""
+        out = ffi.new("void **")
+        check(lib.dnnl_memory_get_data_handle(self.handle, out), "dnnl_memory_get_data_handle")
+        return int(ffi.cast("uintptr_t", out[0]))
+
+    def set_data_handle(self, buffer) -> None:
+        """Point the memory at another buffer (kept alive like the first)."""
+        pointer, keep = _buffer_pointer(buffer, self.desc.size)
+        check(lib.dnnl_memory_set_data_handle(self.handle, pointer), "dnnl_memory_set_data_handle")
+        self._buffer = keep
+
+
+def _exec_args(args: Mapping[int, Memory | None]):
+    """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
+    return ffi.new(
+        "dnnl_exec_arg_t[]",
+        [(index, ffi.NULL if memory is None else memory.handle) for index, memory in args.items()],
+    )
+
+
+class Primitive(Owned):
+    """A primitive ready to execute (``dnnl_primitive_t``)."""
+
+    __slots__ = ()
+    _ctype = "dnnl_primitive_t"
+    _destroy = lib.dnnl_primitive_destroy
+    _destroy_name = "dnnl_primitive_destroy"
+
+    @property
+    def engine(self) -> Engine:
+        return self._keep[0]
+
+    def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
+        """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``."""
+        c_args = _exec_args(args)
+        check(
+            lib.dnnl_primitive_execute(self.handle, stream.handle, len(c_args), c_args),
+            "dnnl_primitive_execute",
+        )
+
+
+def reorder(
+    src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
+) -> Primitive:
+    """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout."""
+    dst_engine = engine if dst_engine is None else dst_engine
+    pd = ffi.new("dnnl_primitive_desc_t *")
+    check(
+        lib.dnnl_reorder_primitive_desc_create(
+            pd,
+            _as(src_desc, MemoryDesc, "src_desc"),
+            _as(engine, Engine, "engine"),
+            _as(dst_desc, MemoryDesc, "dst_desc"),
+            _as(dst_engine, Engine, "dst_engine"),
+            ffi.NULL,
+        ),
+        "dnnl_reorder_primitive_desc_create",
+    )
+    try:
+        out = Primitive._new_out()
+        check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
+    finally:
+        check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
+    return Primitive._from_handle(out[0], keep=(engine, dst_engine))

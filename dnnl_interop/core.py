@@ -204,7 +204,8 @@ class MemoryDesc(Owned):
         return lib.dnnl_memory_desc_get_size(self.handle)
 
     def __repr__(self) -> str:
-        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r})"
+        closed = ", closed" if self.closed else ""
+        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r}{closed})"
 
 
 def _buffer_pointer(buffer, size: int):
@@ -220,6 +221,8 @@ def _buffer_pointer(buffer, size: int):
             f"buffer: expected MEMORY_ALLOCATE, MEMORY_NONE, a writable C-contiguous "
             f"buffer (numpy array, bytearray), an int or a cffi pointer; got {type(buffer).__name__}"
         ) from None
+    except (ValueError, BufferError) as exc:  # read-only or not C-contiguous
+        raise ValueError(f"buffer: {exc}") from None
     if len(pointer) < size:
         raise ValueError(f"buffer: {len(pointer)} bytes, the descriptor needs {size}")
     return ffi.cast("void *", pointer), (buffer, pointer)
@@ -278,12 +281,17 @@ class Memory(Owned):
         self._buffer = keep
 
 
+def _exec_arg(index: int, memory: Memory | None):
+    if memory is None:
+        return (index, ffi.NULL)
+    if type(memory) is not Memory:
+        raise TypeError(f"argument {index}: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+    return (index, memory.handle)
+
+
 def _exec_args(args: Mapping[int, Memory | None]):
     """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
-    return ffi.new(
-        "dnnl_exec_arg_t[]",
-        [(index, ffi.NULL if memory is None else memory.handle) for index, memory in args.items()],
-    )
+    return ffi.new("dnnl_exec_arg_t[]", [_exec_arg(i, m) for i, m in args.items()])
 
 
 class Primitive(Owned):
@@ -302,7 +310,9 @@ class Primitive(Owned):
         """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``."""
         c_args = _exec_args(args)
         check(
-            lib.dnnl_primitive_execute(self.handle, stream.handle, len(c_args), c_args),
+            lib.dnnl_primitive_execute(
+                self.handle, _as(stream, Stream, "stream"), len(c_args), c_args
+            ),
             "dnnl_primitive_execute",
         )
 

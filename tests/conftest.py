@@ -32,12 +32,13 @@ _VENDORS = Path(sys.prefix) / "etc" / "OpenCL" / "dnnl-interop-vendors"
 if _VENDORS.is_dir():
     os.environ.setdefault("OCL_ICD_VENDORS", str(_VENDORS))
 
-settings.register_profile("dev", max_examples=100, deadline=None)
-settings.register_profile(
-    "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("soak", max_examples=5000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# Engines and streams are shared across the examples of one test on purpose:
+# making a oneDNN engine per example would only measure engine creation.
+_shared = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+settings.register_profile("dev", max_examples=100, **_shared)
+settings.register_profile("ci", max_examples=40, **_shared)
+settings.register_profile("soak", max_examples=5000, **_shared)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,257 @@
+"""The core objects on the real CPU engine: creation, reorder, ownership."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import textwrap
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dnnl_interop as dnnl
+from dnnl_interop import _owned
+from dnnl_interop._ffi import ffi
+
+REORDER_DTYPES = ["float32", "float16", "int8", "uint8", "int32"]
+
+
+@pytest.fixture
+def engine(real_dnnl):
+    with dnnl.Engine.cpu() as engine:
+        yield engine
+
+
+@pytest.fixture
+def stream(engine):
+    with dnnl.Stream(engine) as stream:
+        yield stream
+
+
+def run_reorder(engine, stream, array, src_tag, dst_tag, dst_shape):
+    src_desc = dnnl.MemoryDesc(array.shape, array.dtype, src_tag)
+    dst_desc = dnnl.MemoryDesc(array.shape, array.dtype, dst_tag)
+    out = np.zeros(dst_shape, array.dtype)
+    src = dnnl.Memory(src_desc, engine, array)
+    dst = dnnl.Memory(dst_desc, engine, out)
+    dnnl.reorder(src_desc, dst_desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    stream.wait()
+    return out
+
+
+# --- the core path on the real library -----------------------------------------
+
+
+def test_cpu_engine_is_a_cpu_engine(engine):
+    assert engine.kind is dnnl.EngineKind.CPU
+    assert dnnl.Engine.get_count(dnnl.EngineKind.CPU) >= 1
+
+
+def test_a_cpu_engine_index_out_of_range_is_refused(real_dnnl):
+    with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_engine_create"):
+        dnnl.Engine.cpu(index=1000)
+
+
+@given(
+    rows=st.integers(1, 17),
+    cols=st.integers(1, 17),
+    dtype=st.sampled_from(REORDER_DTYPES),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_reorder_ab_to_ba_lands_as_the_transpose(engine, stream, rows, cols, dtype, seed):
+    array = np.random.default_rng(seed).integers(-100, 100, (rows, cols)).astype(dtype)
+    out = run_reorder(engine, stream, array, "ab", "ba", (cols, rows))
+    np.testing.assert_array_equal(out, array.T)
+
+
+@given(shape=st.tuples(*[st.integers(1, 5)] * 4), dtype=st.sampled_from(REORDER_DTYPES))
+def test_reorder_nchw_to_nhwc_matches_numpy(engine, stream, shape, dtype):
+    array = np.arange(np.prod(shape)).reshape(shape).astype(dtype)
+    n, c, h, w = shape
+    out = run_reorder(engine, stream, array, "abcd", "acdb", (n, h, w, c))
+    np.testing.assert_array_equal(out, array.transpose(0, 2, 3, 1))
+
+
+def test_a_numpy_buffer_is_used_in_place(engine):
+    array = np.zeros((4, 4), np.float32)
+    memory = dnnl.Memory(dnnl.MemoryDesc(array.shape, np.float32, "ab"), engine, array)
+    assert memory.data_handle == array.ctypes.data
+    memory.close()
+
+
+def test_allocated_and_absent_buffers(engine):
+    desc = dnnl.MemoryDesc((3, 5), "f32", "ab")
+    assert desc.size == 3 * 5 * 4
+    with dnnl.Memory(desc, engine) as allocated, dnnl.Memory(desc, engine, dnnl.MEMORY_NONE) as none:
+        assert allocated.data_handle != 0
+        assert none.data_handle == 0
+
+
+def test_set_data_handle_points_at_another_array(engine):
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    first, second = np.zeros((2, 2), np.float32), np.ones((2, 2), np.float32)
+    with dnnl.Memory(desc, engine, first) as memory:
+        memory.set_data_handle(second)
+        assert memory.data_handle == second.ctypes.data
+
+
+# --- input checked before C ----------------------------------------------------
+
+
+def test_unknown_format_tag_is_refused_before_c(real_dnnl):
+    with pytest.raises(ValueError, match="unknown format tag"):
+        dnnl.MemoryDesc((2, 2), "f32", "not-a-tag")
+
+
+def test_every_format_tag_of_the_headers_is_known():
+    tags = dnnl.format_tags()
+    assert {"ab", "ba", "abcd", "acdb", "nchw", "nhwc", "any"} <= set(tags)
+    assert len(tags) > 1000
+
+
+def test_a_tag_of_the_wrong_rank_is_refused_by_onednn(real_dnnl):
+    with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_memory_desc_create_with_tag"):
+        dnnl.MemoryDesc((2, 3), "f32", "abcd")
+
+
+@pytest.mark.parametrize("shape", [(), tuple([1] * 13)])
+def test_shapes_need_one_to_twelve_dimensions(shape):
+    with pytest.raises(ValueError, match="dimensions"):
+        dnnl.MemoryDesc(shape, "f32", "ab")
+
+
+def test_a_dtype_without_a_onednn_type_is_refused(real_dnnl):
+    with pytest.raises(TypeError, match="complex64"):
+        dnnl.MemoryDesc((2,), np.complex64, "a")
+
+
+@pytest.mark.parametrize(
+    "buffer, error, message",
+    [
+        (np.zeros(2, np.float32), ValueError, "needs 16"),
+        (b"0123456789abcdef", ValueError, "not writable"),
+        (np.zeros((4, 4), np.float32)[:, ::2], ValueError, "contiguous"),
+        ("sixteen bytes!!!", TypeError, "str"),
+    ],
+)
+def test_unusable_buffers_are_refused_before_c(engine, buffer, error, message):
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    with pytest.raises(error, match=message):
+        dnnl.Memory(desc, engine, buffer)
+
+
+def test_execute_checks_its_arguments(engine, stream):
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    with dnnl.reorder(desc, desc, engine) as primitive:
+        with pytest.raises(TypeError, match="Memory"):
+            primitive.execute(stream, {dnnl.ARG_FROM: np.zeros(4)})
+        with pytest.raises(TypeError, match="Stream"):
+            primitive.execute(engine, {})
+        with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_primitive_execute"):
+            primitive.execute(stream, {})  # a reorder needs its source and destination
+
+
+# --- ownership -------------------------------------------------------------------
+
+
+def test_close_is_idempotent_and_a_closed_object_refuses_use(engine):
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    desc.close()
+    desc.close()
+    assert desc.closed and "closed" in repr(desc)
+    with pytest.raises(dnnl.ClosedObjectError):
+        desc.handle
+    with pytest.raises(dnnl.ClosedObjectError):
+        dnnl.Memory(desc, engine)
+    with pytest.raises(dnnl.ClosedObjectError):
+        with desc:
+            pass
+
+
+def test_each_handle_is_destroyed_exactly_once(real_dnnl):
+    before = _owned.live_objects()
+    engine = dnnl.Engine.cpu()
+    stream = dnnl.Stream(engine)
+    assert _owned.live_objects() == before + 2
+    stream.close()
+    del stream  # the finalizer must not destroy it again
+    gc.collect()
+    assert _owned.live_objects() == before + 1
+    with engine:
+        pass
+    assert _owned.live_objects() == before
+
+
+def test_int_ptr_is_the_handle_address(engine):
+    assert engine.int_ptr == int(ffi.cast("uintptr_t", engine.handle)) != 0
+    assert ffi.typeof(engine.handle) is ffi.typeof("dnnl_engine_t")
+
+
+def test_a_stream_keeps_its_engine_alive(real_dnnl):
+    # oneDNN streams do not retain their engine; the binding must.
+    engine = dnnl.Engine.cpu()
+    engine_ref = weakref.ref(engine)
+    stream = dnnl.Stream(engine)
+    del engine
+    gc.collect()
+    assert engine_ref() is not None
+    stream.wait()
+    del stream
+    gc.collect()
+    assert engine_ref() is None
+
+
+def test_memory_keeps_its_array_and_engine_alive(real_dnnl):
+    engine = dnnl.Engine.cpu()
+    array = np.zeros((2, 2), np.float32)
+    array_ref, engine_ref = weakref.ref(array), weakref.ref(engine)
+    memory = dnnl.Memory(dnnl.MemoryDesc((2, 2), "f32", "ab"), engine, array)
+    del array, engine
+    gc.collect()
+    assert array_ref() is not None and engine_ref() is not None
+    memory.close()
+    del memory
+    gc.collect()
+    assert array_ref() is None and engine_ref() is None
+
+
+def test_a_primitive_keeps_its_engine_alive(real_dnnl):
+    engine = dnnl.Engine.cpu()
+    engine_ref = weakref.ref(engine)
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    primitive = dnnl.reorder(desc, desc, engine)
+    del engine, desc
+    gc.collect()
+    assert engine_ref() is not None
+    del primitive
+    gc.collect()
+    assert engine_ref() is None
+
+
+def test_objects_alive_at_interpreter_shutdown_are_destroyed_cleanly(real_dnnl):
+    script = textwrap.dedent(
+        """
+        import numpy as np, dnnl_interop as dnnl
+        engine = dnnl.Engine.cpu()
+        stream = dnnl.Stream(engine)
+        desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+        array = np.zeros((2, 2), np.float32)
+        memory = dnnl.Memory(desc, engine, array)
+        other = dnnl.Memory(desc, engine)
+        primitive = dnnl.reorder(desc, desc, engine)
+        primitive.execute(stream, {dnnl.ARG_FROM: memory, dnnl.ARG_TO: other})
+        cycle = [memory]
+        cycle.append(cycle)
+        print("done")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "done\n"
+    assert result.stderr == ""

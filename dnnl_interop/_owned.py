@@ -58,7 +58,7 @@ class Owned:
 
     @property
     def closed(self) -> bool:
-        return self._handle is None
+        return getattr(self, "_handle", None) is None
 
     def close(self) -> None:
         """Destroy the handle now. Closing twice is harmless."""
@@ -87,7 +87,7 @@ class Owned:
             pass
 
     def __repr__(self) -> str:
-        state = "closed" if getattr(self, "_handle", None) is None else f"{self.int_ptr:#x}"
+        state = "closed" if self.closed else f"{self.int_ptr:#x}"
         return f"<dnnl_interop.{type(self).__name__} {state}>"
 
     @classmethod

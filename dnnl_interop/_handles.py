@@ -12,25 +12,38 @@ from __future__ import annotations
 from ._ffi import ffi
 
 _POINTER_KINDS = ("pointer", "array")
+_CData = ffi.CData
+_cast = ffi.cast
 _MAX_ADDRESS = 2 ** (8 * ffi.sizeof("void *")) - 1
 
 
-def as_handle(obj: object, ctype: str, what: str):
-    """``obj`` as a cdata of pointer type ``ctype``; ``what`` names it in errors."""
-    if obj is None:
-        return ffi.NULL
-    if isinstance(obj, ffi.CData):
+def as_handle(obj: object, ctype, what: str):
+    """``obj`` as a cdata of pointer type ``ctype``; ``what`` names it in errors.
+
+    ``ctype`` is a cffi type or its name. Resolve names once with
+    ``ffi.typeof`` on hot paths: a string costs a lookup per call.
+    """
+    if isinstance(obj, _CData):  # first: a failed attribute lookup on cdata is slow
         if ffi.typeof(obj).kind not in _POINTER_KINDS:
             raise TypeError(f"{what}: expected a pointer, got {ffi.typeof(obj).cname}")
-        return ffi.cast(ctype, obj)
-    address = getattr(obj, "int_ptr", None)
-    if address is None:
-        if isinstance(obj, (bool, float)) or not hasattr(obj, "__int__"):
-            raise TypeError(
-                f"{what}: expected a {ctype} as a cffi pointer, an int, "
-                f"or an object with int_ptr; got {type(obj).__name__}"
-            )
-        address = int(obj)
+        return _cast(ctype, obj)
+    try:
+        address = obj.int_ptr  # pyopencl objects
+    except AttributeError:
+        return _from_int(obj, ctype, what)
+    return _cast(ctype, address)
+
+
+def _from_int(obj: object, ctype, what: str):
+    if obj is None:
+        return ffi.NULL
+    if isinstance(obj, (bool, float)) or not hasattr(obj, "__int__"):
+        name = ctype if isinstance(ctype, str) else ctype.cname
+        raise TypeError(
+            f"{what}: expected a {name} as a cffi pointer, an int, "
+            f"or an object with int_ptr; got {type(obj).__name__}"
+        )
+    address = int(obj)
     if not 0 <= address <= _MAX_ADDRESS:
         raise ValueError(f"{what}: {address:#x} is not a valid address")
     return ffi.cast(ctype, address)
@@ -39,3 +52,66 @@ def as_handle(obj: object, ctype: str, what: str):
 def address_of(cdata) -> int:
     """The address a cffi pointer holds, as an int (0 for NULL)."""
     return int(ffi.cast("uintptr_t", cdata))
+
+
+class Handle:
+    """A foreign handle as an immutable value: an address and a C type.
+
+    Returned where oneDNN hands back a handle it does not own (a Level Zero
+    driver, command list, ...). The value carries no lifetime: it neither
+    keeps the native object alive nor frees it. It is accepted wherever a
+    handle is (it has ``__int__`` and ``int_ptr``), compares and hashes by
+    kind and address, and ``.ptr`` is the typed cffi pointer. Subclasses set
+    ``_ctype``.
+    """
+
+    __slots__ = ("_address",)
+    _ctype = "void *"
+
+    def __init__(self, handle: object = None):
+        if isinstance(handle, Handle) and not isinstance(handle, type(self)):
+            raise TypeError(f"expected a {type(self).__name__}, got a {type(handle).__name__}")
+        address = address_of(as_handle(handle, self._ctype, type(self).__name__))
+        object.__setattr__(self, "_address", address)
+
+    @classmethod
+    def _from_cdata(cls, cdata):
+        """The value of a handle C wrote, or None for NULL."""
+        address = address_of(cdata)
+        return cls(address) if address else None
+
+    @property
+    def ptr(self):
+        """The handle as a typed cffi pointer (``ze_driver_handle_t``, ...)."""
+        return ffi.cast(self._ctype, self._address)
+
+    @property
+    def int_ptr(self) -> int:
+        """The address as an int (pyopencl's convention)."""
+        return self._address
+
+    def __int__(self) -> int:
+        return self._address
+
+    def __bool__(self) -> bool:
+        return self._address != 0
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Handle):
+            return NotImplemented
+        return type(self) is type(other) and self._address == other._address
+
+    def __hash__(self) -> int:
+        return hash((type(self)._ctype, self._address))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __reduce__(self):
+        return type(self), (self._address,)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__module__}.{type(self).__name__}({self._address:#x})"

@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._ffi import ffi
-from .errors import Status, make_error
+from .errors import make_error
 
 # How many times a fill may find that the size moved before giving up.
 MAX_ATTEMPTS = 4
 
-
-def _new_bytes(size: int) -> bytes:
-    # bytes(n) is a fresh, unshared object for n >= 2, so filling it in place
-    # before anyone else sees it is safe; b"\\0" is a shared singleton.
-    return bytes(size) if size > 1 else bytearray(size)
+_SIZE_POINTER = ffi.typeof("size_t *")
+_BYTE_ARRAY = ffi.typeof("uint8_t[]")
+# Looked up once: this is a hot path.
+_new, _from_buffer, _NULL = ffi.new, ffi.from_buffer, ffi.NULL
 
 
 def query_then_fill(
@@ -32,27 +31,38 @@ def query_then_fill(
     reports another size, the size is queried again and the fill retried, at
     most ``attempts`` times; a refusal while the size holds still is raised.
     """
-    size = ffi.new("size_t *")
+    size = _new(_SIZE_POINTER)
     failure: Exception | None = None
     failed_size = -1
+    status = 0
     for _ in range(attempts):
-        size[0] = 0
-        status = function(*args, size, ffi.NULL)
+        status = function(*args, size, _NULL)
         if status:
             raise make_error(status, name)
         expected = size[0]
-        if expected == 0:
+        if not expected:
             return b""
-        if failure is not None and expected == failed_size:
+        if expected == failed_size:
             raise failure  # the size held still, so the refusal was real
-        out = _new_bytes(expected)
-        status = function(*args, size, ffi.from_buffer("uint8_t[]", out))
-        if status == Status.SUCCESS and size[0] == expected:
-            return out if type(out) is bytes else bytes(out)
+        if expected > 1:
+            # cffi passes a bytes argument to a uint8_t * parameter as a
+            # pointer to its own storage, and bytes(n) is a fresh, unshared
+            # object: filled before anyone else sees it, it is the result,
+            # with no copy at all.
+            out = bytes(expected)
+            status = function(*args, size, out)
+        else:
+            # CPython shares single-byte bytes objects: never write to one.
+            scratch = bytearray(1)
+            status = function(*args, size, _from_buffer(_BYTE_ARRAY, scratch))
+            out = bytes(scratch)
+        if not status and size[0] == expected:
+            return out
         failed_size = expected
         failure = make_error(status, name) if status else RuntimeError(
-            f"{name} filled {size[0]} bytes after announcing {expected}"
+            f"{name} reported {size[0]} bytes after a fill of {expected}"
         )
+        size[0] = 0
     detail = f"the size changed on each of {attempts} attempts"
     if status:
         raise make_error(status, name, detail)

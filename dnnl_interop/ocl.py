@@ -57,6 +57,10 @@ def _pyopencl():
     return pyopencl
 
 
+_CL_DEVICE = ffi.typeof("cl_device_id")
+_get_cache_blob_id = lib.dnnl_ocl_interop_engine_get_cache_blob_id
+
+
 def get_engine_cache_blob_id(device: object) -> bytes:
     """The id of the cache blob oneDNN would make for ``device``.
 
@@ -64,9 +68,9 @@ def get_engine_cache_blob_id(device: object) -> bytes:
     is a ``pyopencl.Device``, an int ``cl_device_id`` or a cffi pointer.
     """
     return query_then_fill(
-        lib.dnnl_ocl_interop_engine_get_cache_blob_id,
+        _get_cache_blob_id,
         "dnnl_ocl_interop_engine_get_cache_blob_id",
-        as_handle(device, "cl_device_id", "device"),
+        as_handle(device, _CL_DEVICE, "device"),
     )
 
 

@@ -105,7 +105,7 @@ def _data_type(dtype) -> DataType:
 
 
 def _as(obj, cls, what: str):
-    """The handle of ``obj`` after checking it is a ``cls``."""
+    """The handle of ``obj`` after checking it is a ``cls`` (closed: ClosedObjectError)."""
     if not isinstance(obj, cls):
         raise TypeError(f"{what}: expected a dnnl_interop.{cls.__name__}, got {type(obj).__name__}")
     return obj.handle
@@ -281,17 +281,25 @@ class Memory(Owned):
         self._buffer = keep
 
 
+_EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
+
+
 def _exec_arg(index: int, memory: Memory | None):
     if memory is None:
         return (index, ffi.NULL)
-    if type(memory) is not Memory:
-        raise TypeError(f"argument {index}: expected a dnnl_interop.Memory, got {type(memory).__name__}")
-    return (index, memory.handle)
+    return (index, _as(memory, Memory, f"argument {index}"))
 
 
 def _exec_args(args: Mapping[int, Memory | None]):
     """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
-    return ffi.new("dnnl_exec_arg_t[]", [_exec_arg(i, m) for i, m in args.items()])
+    return ffi.new(
+        _EXEC_ARGS,
+        [
+            # The common case inline; anything else gets checked by _exec_arg.
+            (i, m._handle) if type(m) is Memory and m._handle is not None else _exec_arg(i, m)
+            for i, m in args.items()
+        ],
+    )
 
 
 class Primitive(Owned):

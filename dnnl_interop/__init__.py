@@ -35,7 +35,11 @@ def get_include() -> str:
     Other cffi modules can ``ffi.include()`` ours (``dnnl_interop._ffi.ffi``)
     and compile against these headers to share its C types.
     """
-    return _os.path.join(_os.path.dirname(__file__), "headers")
+    here = _os.path.dirname(__file__)
+    installed = _os.path.join(here, "headers")  # the wheel maps headers/ here
+    if _os.path.isdir(installed):
+        return installed
+    return _os.path.join(_os.path.dirname(here), "headers")  # a source checkout
 
 
 __all__ = [

@@ -1,0 +1,316 @@
+"""The trimmed headers in ``headers/`` say what upstream oneDNN 3.13 says.
+
+``build_ffi.py`` builds the binding from ``headers/``; these tests parse those
+files and the upstream headers of ``onednn-devel`` with the same parser and
+require every declaration we kept to be upstream's, character for character
+(modulo whitespace). ``build_ffi.py`` is loaded by path, as the build does: it
+must stand alone, without the package it builds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, UPSTREAM_HEADERS
+
+BUILD_FFI = ROOT / "build_ffi.py"
+HEADER_DIR = ROOT / "headers"
+
+# The upstream files our trimmed copies come from, in include order.
+UPSTREAM_FILES = (
+    "dnnl_config.h",
+    "dnnl_common_types.h",
+    "dnnl_types.h",
+    "dnnl_common.h",
+    "dnnl.h",
+    "dnnl_ocl_types.h",
+    "dnnl_ocl.h",
+    "dnnl_ze.h",
+)
+# Our stand-ins for <CL/cl.h> and <level_zero/ze_api.h>: not oneDNN files.
+HANDLE_FILES = ("opencl_handles.h", "level_zero_handles.h")
+KHRONOS_CL_H = UPSTREAM_HEADERS.parent.parent / "CL" / "cl.h"  # from intel-sycl-rt
+
+OCL_FUNCTIONS = 14
+ZE_FUNCTIONS = 11
+
+
+def _load_build_ffi():
+    spec = importlib.util.spec_from_file_location("build_ffi_under_test", BUILD_FFI)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def build_ffi():
+    return _load_build_ffi()
+
+
+@pytest.fixture(scope="module")
+def ours(build_ffi):
+    return build_ffi.read_headers()
+
+
+@pytest.fixture(scope="module")
+def upstream(build_ffi):
+    missing = [name for name in UPSTREAM_FILES if not (UPSTREAM_HEADERS / name).is_file()]
+    assert not missing, f"onednn-devel headers missing under {UPSTREAM_HEADERS}: {missing}"
+    text = "\n".join((UPSTREAM_HEADERS / name).read_text() for name in UPSTREAM_FILES)
+    return build_ffi.parse(text)
+
+
+@pytest.fixture(scope="module")
+def handle_types(build_ffi):
+    """Typedefs of our two handle headers (they stand in for non-oneDNN headers)."""
+    return build_ffi.read_headers(names=HANDLE_FILES).types
+
+
+def norm(text: str) -> str:
+    """Whitespace-insensitive form of a C declaration."""
+    text = " ".join(text.split())
+    return re.sub(r"\s*([*,()\[\];{}=])\s*", r"\1", text)
+
+
+def _interop(functions, prefix):
+    return {f.name for f in functions if f.name.startswith(prefix)}
+
+
+# --- the build script ---------------------------------------------------------
+
+
+def test_build_script_loads_by_path_without_the_package():
+    """build_ffi.py runs stand-alone: loading it imports no dnnl_interop module."""
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('b', {str(BUILD_FFI)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "assert m.read_headers().functions\n"
+        "print(sorted(n for n in sys.modules if n.startswith('dnnl_interop')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_build_parses_every_header_file_in_include_order(build_ffi):
+    """The build reads all ten header files, the handle stand-ins first."""
+    assert set(build_ffi.HEADERS) == {p.name for p in HEADER_DIR.glob("*.h")}
+    assert build_ffi.HEADERS[:2] == HANDLE_FILES
+    assert build_ffi.HEADERS[2:] == UPSTREAM_FILES
+
+
+# --- declarations against upstream -------------------------------------------
+
+
+def test_every_function_is_upstreams(ours, upstream):
+    """Each prototype of ours has upstream's name, return type and parameters."""
+    theirs = {f.name: f for f in upstream.functions}
+    names = [f.name for f in ours.functions]
+    assert len(names) == len(set(names)), "a function is declared twice"
+    for function in ours.functions:
+        assert function.name in theirs, f"{function.name} is not an upstream function"
+        upstream_function = theirs[function.name]
+        assert norm(function.restype) == norm(upstream_function.restype), function.name
+        assert [norm(decl) for decl, _ in function.params] == [
+            norm(decl) for decl, _ in upstream_function.params
+        ], function.name
+        assert norm(function.signature) == norm(upstream_function.signature)
+
+
+def test_all_interop_functions_are_declared(ours, upstream):
+    """We declare every dnnl_ocl_interop_* and dnnl_ze_interop_* function of 3.13."""
+    for prefix, count in (("dnnl_ocl_interop_", OCL_FUNCTIONS), ("dnnl_ze_interop_", ZE_FUNCTIONS)):
+        assert len(_interop(upstream.functions, prefix)) == count, (
+            f"upstream now has {sorted(_interop(upstream.functions, prefix))}"
+        )
+        assert _interop(ours.functions, prefix) == _interop(upstream.functions, prefix)
+
+
+def test_every_enum_has_exactly_upstreams_enumerators(ours, upstream):
+    """An enum we keep is complete: the same enumerators with the same values."""
+    assert "dnnl_status_t" in ours.enums
+    for name, values in ours.enums.items():
+        assert name in upstream.enums, f"{name} is not an upstream enum"
+        assert values == upstream.enums[name], name
+        assert list(values) == list(upstream.enums[name]), f"{name}: order differs"
+
+
+def test_every_int_constant_has_upstreams_value(ours, upstream):
+    """Each #define of ours exists upstream with the same integer value."""
+    assert ours.int_constants, "no constants parsed"
+    for name, value in ours.int_constants.items():
+        assert name in upstream.int_constants, f"{name} is not an upstream constant"
+        assert value == upstream.int_constants[name], name
+
+
+def test_every_type_is_upstreams_text(ours, upstream, handle_types):
+    """Each typedef, struct and enum of ours appears verbatim upstream."""
+    theirs = {norm(text) for text in upstream.types}
+    own = [text for text in ours.types if text not in handle_types]
+    assert own
+    for text in own:
+        assert norm(text) in theirs, f"not upstream: {text[:200]}"
+
+
+def test_pointer_constants_match_upstream(ours, upstream):
+    """DNNL_MEMORY_NONE and DNNL_MEMORY_ALLOCATE have upstream's expressions."""
+    assert set(ours.pointer_constants) == {"DNNL_MEMORY_NONE", "DNNL_MEMORY_ALLOCATE"}
+    for name, expr in ours.pointer_constants.items():
+        assert norm(expr) == norm(upstream.pointer_constants[name]), name
+
+
+# --- the handle stand-ins ------------------------------------------------------
+
+
+def _foreign_handle_types(functions, prefixes):
+    """cl_* / ze_* type names used by the interop prototypes (parameter names dropped)."""
+    used = set()
+    for function in functions:
+        if not function.name.startswith(("dnnl_ocl_interop_", "dnnl_ze_interop_")):
+            continue
+        for decl, pname in function.params:
+            type_part = re.sub(rf"\b{pname}\b\s*(\[[^\]]*\])?\s*$", "", decl)
+            used |= {t for t in re.findall(r"\b\w+\b", type_part) if t.startswith(prefixes)}
+    return used
+
+
+def _typedef_name(text):
+    return re.search(r"(\w+)\s*;$", text).group(1)
+
+
+def test_handle_headers_declare_every_foreign_type_upstream_uses(upstream, handle_types):
+    """opencl_handles.h / level_zero_handles.h declare each cl_* / ze_* type
+    the upstream interop prototypes use, as an opaque struct pointer."""
+    declared = {_typedef_name(t): t for t in handle_types}
+    used = _foreign_handle_types(upstream.functions, ("cl_", "ze_"))
+    assert used >= {"cl_device_id", "cl_context", "ze_driver_handle_t", "ze_device_handle_t"}
+    assert used <= set(declared), f"undeclared: {sorted(used - set(declared))}"
+    for name, text in declared.items():
+        assert norm(text) == norm(f"typedef struct _{name} *{name};"), text
+
+
+def test_level_zero_handles_are_only_those_upstream_uses(upstream, handle_types):
+    """No invented Level Zero names: each ze_* handle is used by dnnl_ze.h.
+
+    (ze_api.h is not installed here, so its text cannot be compared.)"""
+    ze_declared = {_typedef_name(t) for t in handle_types if _typedef_name(t).startswith("ze_")}
+    assert ze_declared == _foreign_handle_types(upstream.functions, ("ze_",))
+
+
+def test_opencl_handles_match_khronos_cl_h(handle_types):
+    """Each OpenCL handle typedef is the one in the Khronos <CL/cl.h>."""
+    assert KHRONOS_CL_H.is_file(), f"{KHRONOS_CL_H} missing: run scripts/setup-env.sh"
+    khronos = {norm(m) for m in re.findall(r"typedef struct _cl_\w+\s*\*\s*cl_\w+;", KHRONOS_CL_H.read_text())}
+    cl_types = [t for t in handle_types if _typedef_name(t).startswith("cl_")]
+    assert len(cl_types) >= 5
+    for text in cl_types:
+        assert norm(text) in khronos, text
+
+
+# --- release tracking -----------------------------------------------------------
+
+
+def test_upstream_headers_are_release_3_13():
+    """The upstream headers compared against are oneDNN 3.13."""
+    text = (UPSTREAM_HEADERS / "dnnl_version.h").read_text()
+    assert re.search(r"#define DNNL_VERSION_MAJOR 3\b", text)
+    assert re.search(r"#define DNNL_VERSION_MINOR 13\b", text)
+
+
+@pytest.mark.parametrize("name", UPSTREAM_FILES)
+def test_each_header_names_the_upstream_release_it_tracks(name):
+    """Each trimmed header says which oneDNN release and file it copies."""
+    head = (HEADER_DIR / name).read_text()[:2000]
+    patch = re.search(r"#define DNNL_VERSION_PATCH (\d+)", (UPSTREAM_HEADERS / "dnnl_version.h").read_text())
+    assert f"oneDNN v3.13.{patch.group(1)} include/oneapi/dnnl/{name}" in head
+
+
+# --- the parser -----------------------------------------------------------------
+
+
+def test_parser_resolves_conditionals(build_ffi):
+    """#if/#ifdef/#ifndef/#else/#endif keep exactly the active branches,
+    nested, with macros defined earlier in the text or passed in."""
+    snippet = """
+#define FEATURE 1
+#define OFF 0
+#ifdef FEATURE
+#define IN_IFDEF 1
+#else
+#define IN_IFDEF_ELSE 1
+#endif
+#ifndef FEATURE
+#define IN_IFNDEF 1
+#else
+#define IN_IFNDEF_ELSE 2
+#endif
+#if OFF
+DNNL_API int off_function(void);
+#else
+DNNL_API int on_function(int a);
+#if 0
+#define NESTED_DEAD 3
+#else
+#define NESTED_LIVE 4
+#endif
+#endif
+#if FROM_CALLER
+#define CALLER_ON 5
+#endif
+#ifdef UNDEFINED_NAME
+#define DEAD 6
+#endif
+#define TEMP 7
+#undef TEMP
+#ifdef TEMP
+#define AFTER_UNDEF 8
+#endif
+typedef enum { a_x = 1, a_y } a_t;
+"""
+    result = build_ffi.parse(snippet, {"FROM_CALLER": 1})
+    assert "AFTER_UNDEF" not in result.int_constants
+    assert {k: v for k, v in result.int_constants.items() if k != "TEMP"} == {
+        "FEATURE": 1,
+        "OFF": 0,
+        "IN_IFDEF": 1,
+        "IN_IFNDEF_ELSE": 2,
+        "NESTED_LIVE": 4,
+        "CALLER_ON": 5,
+    }
+    assert [f.signature for f in result.functions] == ["int on_function(int a)"]
+    assert result.enums == {"a_t": {"a_x": 1, "a_y": 2}}
+
+    off = build_ffi.parse(snippet, {"FROM_CALLER": 0})
+    assert "CALLER_ON" not in off.int_constants
+
+
+def test_parser_drops_includes_and_comments(build_ffi):
+    """#include lines and comments declare nothing."""
+    result = build_ffi.parse(
+        '#include <stddef.h>\n#include "x.h"\n/* DNNL_API int a(void); */\n'
+        "// DNNL_API int b(void);\nDNNL_API int c(void); /* trailing */\n"
+    )
+    assert [f.name for f in result.functions] == ["c"]
+    assert result.int_constants == {}
+
+
+def test_upstream_conditionals_are_ones_the_parser_understands():
+    """Outside dnnl_config.h's compiler detection, upstream uses only
+    conditionals the parser evaluates: a single name or integer, no #elif."""
+    simple = re.compile(r"#\s*(ifdef|ifndef)\s+\w+\s*$|#\s*if\s+(\w+)\s*$")
+    for name in UPSTREAM_FILES[1:]:
+        lines = (UPSTREAM_HEADERS / name).read_text().splitlines()
+        for number, line in enumerate(lines, 1):
+            stripped = line.strip()
+            if re.match(r"#\s*elif\b", stripped):
+                pytest.fail(f"{name}:{number}: #elif is not supported by the parser")
+            if re.match(r"#\s*if(def|ndef)?\b", stripped):
+                assert simple.match(stripped), f"{name}:{number}: {stripped}"

@@ -1,0 +1,451 @@
+"""Finding, loading and binding oneDNN.
+
+What happens at import and at the first call is per process, so most tests
+here run a child Python with a clean environment: no ``DNNL_INTEROP_LIBRARY``,
+no ``LD_LIBRARY_PATH`` and no oneDNN verbose switches unless a test sets
+them. Children report on their last stdout line as JSON (or on stderr, where
+stdout itself is under test).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import dnnl_interop
+from dnnl_interop import Runtime, Version
+from dnnl_interop._ffi import ffi, lib
+from conftest import LIBRARY_3_11, REAL_LIBRARY, ROOT
+
+VENV_LIB = Path(sys.prefix) / "lib"
+REAL_PATH = os.path.realpath(REAL_LIBRARY)
+OCL_FUNCTIONS = (
+    "dnnl_ocl_interop_memory_create",
+    "dnnl_ocl_interop_memory_create_v2",
+    "dnnl_ocl_interop_memory_get_memory_kind",
+    "dnnl_ocl_interop_memory_get_mem_object",
+    "dnnl_ocl_interop_memory_set_mem_object",
+    "dnnl_ocl_interop_engine_get_cache_blob_id",
+    "dnnl_ocl_interop_engine_get_cache_blob",
+    "dnnl_ocl_interop_engine_create_from_cache_blob",
+    "dnnl_ocl_interop_engine_create",
+    "dnnl_ocl_interop_engine_get_context",
+    "dnnl_ocl_interop_get_device",
+    "dnnl_ocl_interop_stream_create",
+    "dnnl_ocl_interop_stream_get_command_queue",
+    "dnnl_ocl_interop_primitive_execute",
+)
+ZE_FUNCTIONS = (
+    "dnnl_ze_interop_engine_get_cache_blob_id",
+    "dnnl_ze_interop_engine_get_cache_blob",
+    "dnnl_ze_interop_engine_create_from_cache_blob",
+    "dnnl_ze_interop_engine_create",
+    "dnnl_ze_interop_engine_get_context",
+    "dnnl_ze_interop_engine_get_device",
+    "dnnl_ze_interop_engine_get_driver",
+    "dnnl_ze_interop_stream_create",
+    "dnnl_ze_interop_stream_get_list",
+    "dnnl_ze_interop_memory_create",
+    "dnnl_ze_interop_primitive_execute",
+)
+PLATFORMS = {"Portable Computing Language", "Intel(R) OpenCL"}
+
+PRELUDE = """
+import json, os, sys
+
+def mapped(word="libdnnl"):
+    paths = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            parts = line.split(maxsplit=5)
+            if len(parts) == 6 and word in parts[5]:
+                paths.add(os.path.realpath(parts[5].strip()))
+    return sorted(paths)
+
+def report(_stderr=False, **values):
+    print(json.dumps(values), file=sys.stderr if _stderr else sys.stdout, flush=True)
+"""
+
+
+def clean_env(**changes: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("DNNL_INTEROP_LIBRARY", "LD_LIBRARY_PATH", "ONEDNN_VERBOSE", "DNNL_VERBOSE"):
+        env.pop(name, None)
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def run_child(code: str, env=None, executable=sys.executable, cwd="/"):
+    done = subprocess.run(
+        [executable, "-c", PRELUDE + textwrap.dedent(code)],
+        env=clean_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+    assert done.returncode == 0, f"child failed ({done.returncode}):\n{done.stderr}"
+    return done
+
+
+def child_report(code: str, **kwargs) -> dict:
+    done = run_child(code, **kwargs)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# --- import and first call --------------------------------------------------------
+
+
+def test_import_loads_no_library():
+    """Importing the package and its cffi module maps no oneDNN (nor any
+    library of the wheel's lib directory)."""
+    result = child_report(
+        f"""
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        wheel_libs = [p for p in mapped("/") if os.path.dirname(p) == {str(VENV_LIB)!r}]
+        report(dnnl=mapped(), wheel_libs=wheel_libs, bound=dnnl_interop.loaded_library() is not None)
+        """
+    )
+    assert result == {"dnnl": [], "wheel_libs": [], "bound": False}
+
+
+def test_import_works_with_no_onednn_reachable(tmp_path):
+    """With oneDNN unloadable, importing still works."""
+    env = clean_env(DNNL_INTEROP_LIBRARY=str(tmp_path / "missing" / "libdnnl.so.3"))
+    result = child_report(
+        """
+        import dnnl_interop, dnnl_interop.ocl, dnnl_interop.ze
+        from dnnl_interop._ffi import ffi, lib
+        report(ok=True, dnnl=mapped())
+        """,
+        env=env,
+    )
+    assert result == {"ok": True, "dnnl": []}
+
+
+def test_first_call_loads_the_wheel_library_without_ld_library_path():
+    """The first C call binds oneDNN from the wheel layout on its own; the
+    call then gets the real library's answer (CL_INVALID_DEVICE -> 5), not
+    the stub's."""
+    result = child_report(
+        """
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        before = mapped()
+        size = ffi.new("size_t *")
+        status = lib.dnnl_ocl_interop_engine_get_cache_blob_id(ffi.NULL, size, ffi.NULL)
+        library = dnnl_interop.loaded_library()
+        report(before=before, status=status, after=mapped(),
+               path=library and os.path.realpath(library.path))
+        """
+    )
+    assert result["before"] == []
+    assert result["status"] == lib.dnnl_runtime_error
+    assert REAL_PATH in result["after"]
+    assert result["path"] == REAL_PATH
+
+
+def test_wheel_opencl_loader_is_preloaded_locally():
+    """load_library() preloads the wheel's libOpenCL.so.1 RTLD_LOCAL: oneDNN's
+    OpenCL calls work, no cl* symbol enters the global namespace, and
+    pyopencl imported afterwards still lists both platforms."""
+    result = child_report(
+        """
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        library = dnnl_interop.load_library()
+        global_cl = lib.dlsym(ffi.NULL, b"clGetPlatformIDs") != ffi.NULL
+        import pyopencl as cl
+        platforms = {p.name: p for p in cl.get_platforms()}
+        pocl = platforms["Portable Computing Language"].get_devices()[0]
+        blob = dnnl_interop.ocl.get_engine_cache_blob_id(pocl)
+        report(preloaded=[os.path.realpath(p) for p in library.preloaded],
+               global_cl=global_cl, platforms=sorted(platforms), blob=len(blob))
+        """
+    )
+    assert os.path.realpath(VENV_LIB / "libOpenCL.so.1") in result["preloaded"]
+    assert result["global_cl"] is False
+    assert set(result["platforms"]) == PLATFORMS
+    assert result["blob"] > 0
+
+
+# --- when loading fails -----------------------------------------------------------------
+
+
+def _not_a_library(tmp_path: Path) -> Path:
+    path = tmp_path / "libdnnl.so.3"
+    path.write_text("not an ELF file\n")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["nonexistent", "not a library"])
+def test_env_var_must_work_and_has_no_fallback(tmp_path, kind):
+    """DNNL_INTEROP_LIBRARY naming an unusable file raises LibraryNotFoundError
+    naming that file, and the wheel's library is not tried instead."""
+    target = tmp_path / "nowhere" / "libdnnl.so.3" if kind == "nonexistent" else _not_a_library(tmp_path)
+    result = child_report(
+        """
+        import dnnl_interop
+        try:
+            dnnl_interop.load_library()
+        except dnnl_interop.LibraryNotFoundError as exc:
+            report(error=str(exc), attempts=exc.attempts, dnnl=mapped(),
+                   bound=dnnl_interop.loaded_library() is not None)
+        """,
+        env=clean_env(DNNL_INTEROP_LIBRARY=str(target)),
+    )
+    assert str(target) in result["error"]
+    assert [attempt[1] for attempt in result["attempts"]] == [str(target)]
+    assert "DNNL_INTEROP_LIBRARY" in result["attempts"][0][0]
+    assert result["dnnl"] == [] and result["bound"] is False
+
+
+def test_calls_raise_the_loading_error_when_loading_fails(tmp_path):
+    """With no usable oneDNN, interop calls raise LibraryNotFoundError (not
+    ImportError, not a crash) and raw C calls get the stub's UNIMPLEMENTED."""
+    target = str(tmp_path / "nowhere" / "libdnnl.so.3")
+    result = child_report(
+        """
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        outcomes = {}
+        calls = {
+            "ocl": lambda: dnnl_interop.ocl.get_engine_cache_blob_id(None),
+            "ze": lambda: dnnl_interop.ze.get_engine_cache_blob_id(None, None),
+            "version": dnnl_interop.version,
+            "has_function": lambda: dnnl_interop.has_function("dnnl_version"),
+        }
+        for name, call in calls.items():
+            try:
+                call()
+                outcomes[name] = ["no error", ""]
+            except Exception as exc:
+                outcomes[name] = [type(exc).__name__, str(exc)]
+        size = ffi.new("size_t *")
+        raw = lib.dnnl_ocl_interop_engine_get_cache_blob_id(ffi.NULL, size, ffi.NULL)
+        report(outcomes=outcomes, raw=raw)
+        """,
+        env=clean_env(DNNL_INTEROP_LIBRARY=target),
+    )
+    for name, (kind, message) in result["outcomes"].items():
+        assert kind == "LibraryNotFoundError", name
+        assert target in message, name
+    assert result["raw"] == lib.dnnl_unimplemented
+
+
+def test_no_library_anywhere_lists_every_place_tried(tmp_path):
+    """In an environment with no oneDNN at all (a fresh venv without the
+    wheel, an empty user base), one LibraryNotFoundError lists every place."""
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    user_base = tmp_path / "user-base"
+    user_base.mkdir()
+    env = clean_env(
+        PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["platlib"]]),
+        PYTHONUSERBASE=str(user_base),
+    )
+    result = child_report(
+        """
+        import dnnl_interop
+        errors = []
+        for call in (dnnl_interop.load_library,
+                     lambda: dnnl_interop.ocl.get_engine_cache_blob_id(None)):
+            try:
+                call()
+            except dnnl_interop.LibraryNotFoundError as exc:
+                errors.append([str(exc), exc.attempts])
+        report(prefix=sys.prefix, errors=errors, dnnl=mapped())
+        """,
+        env=env,
+        executable=str(venv / "bin" / "python"),
+    )
+    assert os.path.realpath(result["prefix"]) == os.path.realpath(venv)
+    assert len(result["errors"]) == 2
+    for message, attempts in result["errors"]:
+        targets = [attempt[1] for attempt in attempts]
+        assert str(venv / "lib" / "libdnnl.so.3") in targets
+        assert str(user_base / "lib" / "libdnnl.so.3") in targets
+        assert "libdnnl.so.3" in targets  # the system loader, by name
+        for place, target, reason in attempts:
+            assert target in message and reason in message
+    assert result["dnnl"] == []
+
+
+# --- an older oneDNN -------------------------------------------------------------------
+
+
+def test_onednn_3_11_lacks_only_level_zero(pocl_device):
+    """Bound to oneDNN 3.11: exactly the 11 dnnl_ze_* functions are missing;
+    calling one raises MissingFunctionError naming the function, the library
+    and 3.11; OpenCL interop still works, and is really 3.11's."""
+    assert LIBRARY_3_11.exists(), f"{LIBRARY_3_11} missing: run scripts/setup-env.sh"
+    env = clean_env(DNNL_INTEROP_LIBRARY=str(LIBRARY_3_11), LD_LIBRARY_PATH=str(VENV_LIB))
+    result = child_report(
+        """
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        library = dnnl_interop.load_library()
+        try:
+            dnnl_interop.ze.get_engine_cache_blob_id(1, 2)
+            error = None
+        except Exception as exc:
+            error = dict(
+                type=type(exc).__name__,
+                not_implemented=isinstance(exc, NotImplementedError),
+                dnnl_error=isinstance(exc, dnnl_interop.DnnlError),
+                missing=isinstance(exc, dnnl_interop.MissingFunctionError),
+                message=str(exc),
+                function=exc.function,
+            )
+        size = ffi.new("size_t *")
+        raw = lib.dnnl_ze_interop_engine_get_cache_blob_id(ffi.NULL, ffi.NULL, size, ffi.NULL)
+        import pyopencl as cl
+        pocl = [p for p in cl.get_platforms() if p.name == "Portable Computing Language"]
+        blob = dnnl_interop.ocl.get_engine_cache_blob_id(pocl[0].get_devices()[0])
+        version = dnnl_interop.version()
+        report(path=os.path.realpath(library.path), version=list(version[:3]), text=str(version),
+               hash=version.hash, missing=list(library.missing), error=error, raw=raw,
+               has_ze=dnnl_interop.has_function("dnnl_ze_interop_engine_create"),
+               has_ocl=[dnnl_interop.has_function(n) for n in {ocl!r}],
+               blob_has_hash=version.hash.encode() in blob, blob=len(blob))
+        """.replace("{ocl!r}", repr(OCL_FUNCTIONS)),
+        env=env,
+    )
+    assert result["path"] == os.path.realpath(LIBRARY_3_11)
+    assert result["version"][:2] == [3, 11] and result["text"].startswith("3.11.")
+    assert sorted(result["missing"]) == sorted(ZE_FUNCTIONS)
+    assert result["has_ze"] is False and all(result["has_ocl"])
+    error = result["error"]
+    assert error is not None and error["type"] == "MissingFunctionError"
+    assert error["not_implemented"] and error["dnnl_error"] and error["missing"]
+    assert error["function"] == "dnnl_ze_interop_engine_get_cache_blob_id"
+    for part in ("dnnl_ze_interop_engine_get_cache_blob_id", result["path"], "3.11"):
+        assert part in error["message"]
+    assert result["raw"] == lib.dnnl_unimplemented  # a stub, never a NULL call
+    assert result["blob"] > 0 and result["blob_has_hash"]
+
+
+# --- the bound library ----------------------------------------------------------------
+
+
+def test_version_of_the_wheel_library(real_dnnl):
+    """version() reports oneDNN 3.13.2 with SYCL CPU and GPU runtimes, as
+    dnnl_version() does, and the library lacks no declared function."""
+    version = dnnl_interop.version()
+    assert isinstance(version, Version)
+    raw = lib.dnnl_version()
+    assert (version.major, version.minor, version.patch) == (3, 13, 2)
+    assert (raw.major, raw.minor, raw.patch) == (3, 13, 2)
+    assert version.hash == ffi.string(raw.hash).decode()
+    assert len(version.hash) == 40 and int(version.hash, 16) >= 0
+    assert version.cpu_runtime is Runtime.SYCL and version.gpu_runtime is Runtime.SYCL
+    assert raw.cpu_runtime == raw.gpu_runtime == lib.DNNL_RUNTIME_SYCL
+    assert str(version) == "3.13.2"
+    assert real_dnnl.version == version
+    assert real_dnnl.missing == ()
+    for name in OCL_FUNCTIONS + ZE_FUNCTIONS:
+        assert dnnl_interop.has_function(name), name
+
+
+def test_load_library_is_once_per_process(real_dnnl, tmp_path):
+    """load_library() of the bound file (by any path) returns the bound
+    Library; another file raises RuntimeError and changes nothing."""
+    assert dnnl_interop.load_library() is real_dnnl
+    assert dnnl_interop.load_library(REAL_LIBRARY) is real_dnnl
+    link = tmp_path / "libdnnl.so.3"
+    link.symlink_to(REAL_PATH)
+    assert dnnl_interop.load_library(link) is real_dnnl
+    with pytest.raises(RuntimeError) as info:
+        dnnl_interop.load_library(LIBRARY_3_11)
+    assert real_dnnl.path in str(info.value)
+    assert dnnl_interop.loaded_library() is real_dnnl
+    assert str(dnnl_interop.version()) == "3.13.2"
+
+
+# --- oneDNN's verbose output ----------------------------------------------------------------
+
+_FAILING_CALL = """
+import dnnl_interop
+dnnl_interop.load_library()
+{before}
+for _ in range(2):
+    try:
+        dnnl_interop.ocl.get_engine_cache_blob_id(None)
+    except dnnl_interop.DnnlRuntimeError:
+        report(failed=True, _stderr=True)
+    {between}
+"""
+
+
+def _verbose_errors(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("onednn_verbose") and ",error," in line]
+
+
+def test_onednn_alone_prints_errors_to_stdout():
+    """Control: real oneDNN, loaded without this package, prints its errors
+    to stdout by default (so the silence below is the package's doing)."""
+    done = run_child(
+        f"""
+        import ctypes
+        library = ctypes.CDLL({REAL_PATH!r})
+        size = ctypes.c_size_t(0)
+        status = library.dnnl_ocl_interop_engine_get_cache_blob_id(None, ctypes.byref(size), None)
+        report(status=status, _stderr=True)
+        """,
+        env=clean_env(LD_LIBRARY_PATH=str(VENV_LIB)),
+    )
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == {"status": 5}
+    assert _verbose_errors(done.stdout)
+
+
+def test_errors_print_nothing_by_default():
+    """A failing call prints nothing to stdout unless asked."""
+    done = run_child(_FAILING_CALL.format(before="", between=""))
+    assert done.stderr.count('"failed": true') == 2
+    assert done.stdout == ""
+
+
+def test_set_verbose_turns_error_output_on_and_off():
+    """set_verbose(1) makes oneDNN print its error lines; set_verbose(0)
+    silences them again."""
+    done = run_child(
+        _FAILING_CALL.format(
+            before="dnnl_interop.set_verbose(1)", between="dnnl_interop.set_verbose(0)"
+        )
+    )
+    assert done.stderr.count('"failed": true') == 2
+    errors = _verbose_errors(done.stdout)
+    assert len(errors) == 1 and "CL_INVALID_DEVICE" in errors[0]
+
+
+@pytest.mark.parametrize("variable", ["ONEDNN_VERBOSE", "DNNL_VERBOSE"])
+def test_verbose_environment_variable_wins(variable):
+    """A user's ONEDNN_VERBOSE / DNNL_VERBOSE is respected: errors print."""
+    done = run_child(_FAILING_CALL.format(before="", between=""), env=clean_env(**{variable: "1"}))
+    assert done.stderr.count('"failed": true') == 2
+    assert len(_verbose_errors(done.stdout)) == 2
+
+
+# --- headers for other cffi modules ------------------------------------------------------
+
+
+def test_get_include_has_the_headers():
+    """get_include() is a directory with the headers the binding is built from."""
+    include = Path(dnnl_interop.get_include())
+    for header in (ROOT / "headers").glob("*.h"):
+        assert (include / header.name).read_text() == header.read_text(), header.name
+    assert (include / "dnnl_ocl.h").is_file() and (include / "dnnl_ze.h").is_file()

@@ -1,0 +1,410 @@
+"""The size-query-then-fill protocol (``dnnl_interop._sized.query_then_fill``).
+
+oneDNN hands out byte strings in two calls: ``f(..., size, NULL)`` writes the
+size, then ``f(..., size, buffer)`` fills a buffer of exactly ``*size`` bytes.
+The helper is driven here by C-level fakes (``ffi.callback``), so it calls a
+real C function pointer, exactly as it calls oneDNN. A fake plays a C library
+whose payload may change between any two calls and which may fail or
+misbehave on command; it records every call, and the properties below are
+checked against that record.
+
+The fake checks that the buffer it is given holds exactly ``*size`` bytes.
+C cannot see a buffer's capacity, so the fake finds the Python object that
+owns the memory, whichever way the helper makes it: a buffer (bytes,
+bytearray, memoryview, cffi array) held by a ``dnnl_interop`` frame on the
+stack during the call; or else a ``bytes`` object passed directly (cffi hands
+a ``bytes`` argument to ``uint8_t *`` as a pointer to its data, and CPython
+keeps the object's type and length just before that data). A buffer that
+cannot be identified fails the test.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from dnnl_interop._ffi import ffi, lib
+from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, check, error_class
+from dnnl_interop._sized import MAX_ATTEMPTS, query_then_fill
+
+NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it
+CALL_LIMIT = 100  # a fake answers at most this many calls (catches endless retries)
+LEADING = ffi.cast("cl_device_id", 0xD00D)
+
+statuses = st.integers(1, 2**32 - 1)  # cffi reads dnnl_status_t as uint32
+sizes = st.one_of(st.integers(0, 8), st.integers(0, 4096))
+
+
+def address(cdata) -> int:
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+# Where CPython keeps a bytes object's type and length, relative to its data.
+_WORD = ffi.sizeof("void *")
+_BYTES_DATA_OFFSET = bytes.__basicsize__ - 1  # ob_sval follows the header
+_BYTES_TYPE_OFFSET = _WORD  # ob_type, after ob_refcnt
+_BYTES_SIZE_OFFSET = 2 * _WORD  # ob_size
+
+
+def _span(obj) -> tuple[int, int] | None:
+    """(address, length in bytes) of a buffer object's memory, else None."""
+    if isinstance(obj, ffi.CData):
+        if ffi.typeof(obj).kind != "array":
+            return None
+        return address(obj), ffi.sizeof(obj)
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        view = memoryview(obj)
+        if not view.contiguous or not view.nbytes:
+            return None
+        return address(ffi.from_buffer(view)), view.nbytes
+    return None
+
+
+def _capacity_from_frames(pointer: int) -> int | None:
+    """Size of the buffer at ``pointer`` held by a dnnl_interop frame on the stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("dnnl_interop"):
+            for value in list(frame.f_locals.values()):
+                span = _span(value)
+                if span is not None and span[0] == pointer:
+                    return span[1]
+        frame = frame.f_back
+    return None
+
+
+def _bytes_capacity(pointer: int) -> int | None:
+    """The length of the bytes object whose data starts at ``pointer``, if any."""
+    if pointer % _WORD:
+        return None
+    start = pointer - _BYTES_DATA_OFFSET
+    if ffi.cast("uintptr_t *", start + _BYTES_TYPE_OFFSET)[0] != id(bytes):
+        return None
+    return ffi.cast("intptr_t *", start + _BYTES_SIZE_OFFSET)[0]
+
+
+def capacity_of(buffer) -> int | None:
+    """How many bytes the memory at ``buffer`` holds, or None if unknown."""
+    pointer = address(buffer)
+    found = _capacity_from_frames(pointer)
+    return found if found is not None else _bytes_capacity(pointer)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the fake does on one call (calls past the script are normal)."""
+
+    advance: bool = False  # switch to the next payload before answering
+    fail: int = 0  # answer this status instead of working
+    misreport: int | None = None  # fill: write this many bytes, report this size
+
+
+@dataclass
+class Call:
+    kind: str  # "query" or "fill"
+    status: int
+    told: int | None = None  # *size on entry to a fill
+    answered: int | None = None  # *size on return
+    written: bytes | None = None  # payload of an honest, complete fill
+
+
+@dataclass
+class FakeLibrary:
+    """A C function ``dnnl_status_t f([cl_device_id,] size_t *, uint8_t *)``."""
+
+    payloads: list[bytes]
+    script: list[Step] = field(default_factory=list)
+    leading: bool = False
+    calls: list[Call] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    version: int = 0
+
+    def __post_init__(self):
+        if self.leading:
+            signature = "dnnl_status_t(cl_device_id, size_t *, uint8_t *)"
+            self.function = ffi.callback(signature, self._with_leading)
+        else:
+            self.function = ffi.callback("dnnl_status_t(size_t *, uint8_t *)", self._answer)
+
+    @property
+    def args(self):
+        return (LEADING,) if self.leading else ()
+
+    @property
+    def fills(self):
+        return [c for c in self.calls if c.kind == "fill"]
+
+    def _with_leading(self, device, size, buffer):
+        if address(device) != address(LEADING):
+            self.violations.append(f"leading argument {address(device):#x} lost")
+        return self._answer(size, buffer)
+
+    def _answer(self, size, buffer):
+        try:
+            return self._work(size, buffer)
+        except BaseException as exc:  # nothing may escape a C callback
+            self.violations.append(f"fake raised {exc!r}")
+            return Status.RUNTIME_ERROR
+
+    def _work(self, size, buffer):
+        if len(self.calls) >= CALL_LIMIT:
+            self.violations.append("the helper kept calling")
+            return Status.RUNTIME_ERROR
+        step = self.script[len(self.calls)] if len(self.calls) < len(self.script) else Step()
+        if step.advance:
+            self.version = min(self.version + 1, len(self.payloads) - 1)
+        payload = self.payloads[self.version]
+        if size == ffi.NULL:
+            self.violations.append("size pointer is NULL")
+            return Status.INVALID_ARGUMENTS
+        if buffer == ffi.NULL:  # the size query
+            call = Call("query", step.fail)
+            self.calls.append(call)
+            if not step.fail:
+                size[0] = call.answered = len(payload)
+            return step.fail
+        told = size[0]
+        call = Call("fill", 0, told=told)
+        self.calls.append(call)
+        capacity = capacity_of(buffer)
+        if capacity != told:
+            self.violations.append(f"told *size={told}, but the buffer holds {capacity}")
+            return Status.INVALID_ARGUMENTS
+        if told != len(payload):  # oneDNN's rule: exact size or nothing
+            call.status = Status.INVALID_ARGUMENTS
+        elif step.fail:
+            call.status = step.fail
+        elif step.misreport is not None and step.misreport != told:
+            written = min(step.misreport, told)
+            ffi.memmove(buffer, payload[:written], written)
+            size[0] = call.answered = step.misreport
+        else:
+            ffi.memmove(buffer, payload, told)
+            call.answered = told
+            call.written = payload
+        return call.status
+
+
+def make_payloads(lengths, seed):
+    rng = random.Random(seed)
+    return [rng.randbytes(n) for n in lengths]
+
+
+def run(fake):
+    """Call the helper; return ("value", bytes) or ("error", exception)."""
+    try:
+        return "value", query_then_fill(fake.function, NAME, *fake.args)
+    except Exception as exc:  # noqa: BLE001 - classified by the caller
+        return "error", exc
+
+
+def assert_is_fill_error(exc, fill: Call):
+    """The exception for a fill the helper gave up on."""
+    if fill.status:
+        assert type(exc) is error_class(fill.status), (exc, fill)
+        assert exc.status == fill.status and exc.function == NAME
+    else:  # the fill claimed success but reported another size
+        assert isinstance(exc, RuntimeError), exc
+        assert NAME in str(exc)
+
+
+def assert_protocol_kept(fake: FakeLibrary, outcome):
+    """The properties every run must have, read from the fake's record."""
+    kind, value = outcome
+    calls = fake.calls
+    assert not fake.violations, fake.violations
+    assert calls and calls[0].kind == "query"
+    assert len(fake.fills) <= MAX_ATTEMPTS
+    assert sum(c.kind == "query" for c in calls) <= MAX_ATTEMPTS
+    for i, call in enumerate(calls):
+        before = calls[i - 1] if i else None
+        last = i == len(calls) - 1
+        if call.kind == "fill":  # only right after a successful, non-zero query
+            assert before.kind == "query" and before.status == 0
+            assert before.answered and call.told == before.answered
+        if call.kind == "query" and (call.status or call.answered == 0):
+            assert last, "the helper went on after a failed query or a size of 0"
+        if call.written is not None:
+            assert last, "the helper went on after a complete fill"
+        if (
+            call.kind == "query"
+            and before is not None
+            and before.written is None
+            and call.status == 0
+            and call.answered == before.told
+        ):
+            assert last, "the helper retried a refused fill although the size held still"
+    final = calls[-1]
+    if kind == "value":
+        assert type(value) is bytes
+        if final.kind == "query":
+            assert final.status == 0 and final.answered == 0 and value == b""
+        else:
+            assert final.written is not None, "a result from a fill that did not complete"
+            assert value == final.written  # the whole payload: not truncated or padded
+        return
+    exc = value
+    if final.kind == "query" and final.status:
+        assert type(exc) is error_class(final.status), exc
+        assert exc.status == final.status and exc.function == NAME
+    elif final.kind == "query":  # re-query after a refused fill: the size held still
+        assert_is_fill_error(exc, calls[-2])
+    else:  # refused fills until the attempts ran out
+        assert final.written is None
+        assert len(fake.fills) == MAX_ATTEMPTS, "gave up before MAX_ATTEMPTS"
+        assert_is_fill_error(exc, final)
+
+
+steps = st.builds(
+    Step,
+    advance=st.booleans(),
+    fail=st.one_of(st.just(0), st.just(0), st.just(0), statuses),
+    misreport=st.one_of(st.none(), st.none(), st.none(), sizes),
+)
+
+
+def test_max_attempts_allows_a_retry_and_is_bounded():
+    """The helper retries at least once after a moved size, and not forever."""
+    assert isinstance(MAX_ATTEMPTS, int) and 2 <= MAX_ATTEMPTS <= 16
+
+
+@given(
+    lengths=st.lists(sizes, min_size=1, max_size=6),
+    seed=st.integers(0, 2**32),
+    script=st.lists(steps, max_size=2 * MAX_ATTEMPTS + 2),
+    leading=st.booleans(),
+)
+@example(lengths=[0], seed=0, script=[], leading=False)
+@example(lengths=[1], seed=1, script=[], leading=False)
+@example(lengths=[4096], seed=2, script=[], leading=True)
+@example(lengths=[5, 6], seed=3, script=[Step(), Step(advance=True)], leading=False)
+def test_protocol_holds_in_any_scenario(lengths, seed, script, leading):
+    """Whatever the C side does, the helper passes exactly-sized buffers,
+    returns exactly the payload written, and raises the right error."""
+    fake = FakeLibrary(make_payloads(lengths, seed), script, leading=leading)
+    assert_protocol_kept(fake, run(fake))
+
+
+@given(length=st.integers(1, 4096), seed=st.integers(0, 2**32), leading=st.booleans())
+def test_stable_payload_is_returned_whole_as_bytes(length, seed, leading):
+    """A well-behaved function: one query, one fill, the payload as bytes."""
+    fake = FakeLibrary(make_payloads([length], seed), leading=leading)
+    kind, value = run(fake)
+    assert (kind, type(value)) == ("value", bytes)
+    assert value == fake.payloads[0]
+    assert [c.kind for c in fake.calls] == ["query", "fill"]
+    assert not fake.violations
+
+
+def test_size_zero_returns_empty_bytes_without_a_fill():
+    """A size of 0 gives b"" and no fill call."""
+    fake = FakeLibrary([b""])
+    assert run(fake) == ("value", b"")
+    assert [c.kind for c in fake.calls] == ["query"]
+
+
+@pytest.mark.parametrize("status", [1, 2, 3, 5, 10, 11, 2**31, 2**32 - 1])
+def test_query_failure_raises_its_error(status):
+    """A failed size query raises error_class(status), with no fill."""
+    fake = FakeLibrary([b"abc"], [Step(fail=status)])
+    kind, exc = run(fake)
+    assert kind == "error" and type(exc) is error_class(status)
+    assert isinstance(exc, DnnlError) and exc.status == status and exc.function == NAME
+    assert [c.kind for c in fake.calls] == ["query"]
+
+
+@pytest.mark.parametrize("status", [1, 2, 3, 5, 10, 11, 2**32 - 1])
+def test_fill_failure_with_stable_size_raises_its_error(status):
+    """A refused fill, with the size unchanged on re-query, raises its error."""
+    fake = FakeLibrary([b"abcdef"], [Step(), Step(fail=status)])
+    kind, exc = run(fake)
+    assert kind == "error" and type(exc) is error_class(status)
+    assert exc.status == status and exc.function == NAME
+    assert [c.kind for c in fake.calls] == ["query", "fill", "query"]
+
+
+def test_transient_size_change_succeeds():
+    """The payload grows between query and fill once: the retry gets it."""
+    fake = FakeLibrary([b"short", b"much longer"], [Step(), Step(advance=True)])
+    assert run(fake) == ("value", b"much longer")
+    assert [c.kind for c in fake.calls] == ["query", "fill", "query", "fill"]
+
+
+def test_persistent_size_change_gives_up_after_max_attempts():
+    """A size that moves before every fill ends in an error after exactly
+    MAX_ATTEMPTS fills, never an endless loop."""
+    payloads = [bytes([i]) * (i + 1) for i in range(4 * MAX_ATTEMPTS)]
+    fake = FakeLibrary(payloads, [Step(advance=True)] * CALL_LIMIT)
+    kind, exc = run(fake)
+    assert kind == "error"
+    assert isinstance(exc, InvalidArgumentsError) and exc.function == NAME
+    assert len(fake.fills) == MAX_ATTEMPTS
+    assert len(fake.calls) == 2 * MAX_ATTEMPTS
+    assert not fake.violations
+
+
+def test_fill_reporting_another_size_is_not_returned():
+    """A fill that claims success but writes fewer bytes and reports that
+    size is never passed off as the payload (persistently: an error)."""
+    fake = FakeLibrary([b"0123456789"], [Step(), Step(misreport=4)] * MAX_ATTEMPTS)
+    kind, exc = run(fake)
+    assert kind == "error" and isinstance(exc, RuntimeError)
+    assert_protocol_kept(fake, (kind, exc))
+
+
+@pytest.mark.parametrize("length", [1, 2, 3])
+def test_filling_never_corrupts_shared_bytes_objects(length):
+    """Results are fresh objects: filling in place leaves interned and
+    earlier results alone."""
+    first = FakeLibrary([b"\xff" * length])
+    second = FakeLibrary([b"\x7f" * length])
+    result_a = run(first)[1]
+    result_b = run(second)[1]
+    assert result_a == b"\xff" * length and result_b == b"\x7f" * length
+    assert bytes(length) == b"\0" * length
+    assert b"\x00"[0] == 0 and bytes([0]) == b"\0"
+
+
+# --- the real library's fill rule -----------------------------------------------
+
+BLOB_ID = "dnnl_ocl_interop_engine_get_cache_blob_id"
+SENTINEL = 0xA5
+
+
+def test_real_fill_needs_the_exact_size(real_dnnl, cl_device):
+    """Real oneDNN refuses a fill of n±1..3 bytes with INVALID_ARGUMENTS
+    (a DnnlError and a ValueError) and copies nothing; n bytes works."""
+    import dnnl_interop
+
+    device = ffi.cast("cl_device_id", cl_device.int_ptr)
+    size = ffi.new("size_t *")
+    check(lib.dnnl_ocl_interop_engine_get_cache_blob_id(device, size, ffi.NULL), BLOB_ID)
+    n = size[0]
+    assert n > 3
+    for wrong in [n + k for k in (-3, -2, -1, 1, 2, 3)]:
+        buffer = bytearray([SENTINEL]) * (n + 3)
+        size[0] = wrong
+        status = lib.dnnl_ocl_interop_engine_get_cache_blob_id(
+            device, size, ffi.from_buffer("uint8_t[]", buffer)
+        )
+        with pytest.raises(InvalidArgumentsError) as info:
+            check(status, BLOB_ID)
+        assert isinstance(info.value, DnnlError) and isinstance(info.value, ValueError)
+        assert info.value.status == Status.INVALID_ARGUMENTS
+        assert buffer == bytearray([SENTINEL]) * (n + 3), f"size {wrong}: bytes were copied"
+
+    buffer = bytearray([SENTINEL]) * (n + 3)
+    size[0] = n
+    check(
+        lib.dnnl_ocl_interop_engine_get_cache_blob_id(
+            device, size, ffi.from_buffer("uint8_t[]", buffer)
+        ),
+        BLOB_ID,
+    )
+    assert bytes(buffer[:n]) == dnnl_interop.ocl.get_engine_cache_blob_id(cl_device)
+    assert buffer[n:] == bytearray([SENTINEL]) * 3

@@ -49,6 +49,14 @@ def _from_int(obj: object, ctype, what: str):
     return ffi.cast(ctype, address)
 
 
+def as_bytes(data: object, what: str):
+    """A ``uint8_t[]`` over a bytes-like ``data`` (no copy)."""
+    try:
+        return ffi.from_buffer("uint8_t[]", data)
+    except TypeError:
+        raise TypeError(f"{what}: expected bytes or another buffer, got {type(data).__name__}") from None
+
+
 def address_of(cdata) -> int:
     """The address a cffi pointer holds, as an int (0 for NULL)."""
     return int(ffi.cast("uintptr_t", cdata))

@@ -12,6 +12,7 @@ import enum
 from collections.abc import Iterable, Mapping
 
 from ._ffi import ffi, lib
+from ._handles import as_handle
 from ._owned import Owned
 from .errors import check
 
@@ -29,6 +30,7 @@ __all__ = [
     "format_tags",
 ]
 
+_VOID_POINTER = ffi.typeof("void *")
 MEMORY_ALLOCATE = lib.DNNL_MEMORY_ALLOCATE  # the library allocates the buffer
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 
@@ -208,24 +210,27 @@ class MemoryDesc(Owned):
         return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r}{closed})"
 
 
-def _buffer_pointer(buffer, size: int):
-    """``(void *, object to keep alive)`` for a Memory's buffer argument."""
-    if isinstance(buffer, ffi.CData):
-        return ffi.cast("void *", buffer), buffer
-    if isinstance(buffer, int):
-        return ffi.cast("void *", buffer), None
+def data_pointer(data: object, size: int, what: str):
+    """``(void *, object to keep alive)`` for a memory's data argument.
+
+    ``data`` is :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or None, a cffi
+    pointer, an int address, an object exposing one (``int_ptr``, ``__int__``),
+    or a writable C-contiguous buffer (numpy array, bytearray) of at least
+    ``size`` bytes, whose address is used. oneDNN objects are refused.
+    """
+    if isinstance(data, Owned):
+        raise TypeError(f"{what}: expected a data pointer, got a dnnl_interop.{type(data).__name__}")
+    if data is None or isinstance(data, (int, ffi.CData)) or hasattr(data, "int_ptr"):
+        return as_handle(data, _VOID_POINTER, what), data
     try:
-        pointer = ffi.from_buffer("char[]", buffer, require_writable=True)
-    except TypeError:
-        raise TypeError(
-            f"buffer: expected MEMORY_ALLOCATE, MEMORY_NONE, a writable C-contiguous "
-            f"buffer (numpy array, bytearray), an int or a cffi pointer; got {type(buffer).__name__}"
-        ) from None
+        pointer = ffi.from_buffer("char[]", data, require_writable=True)
+    except TypeError:  # no buffer: an object with __int__, or a wrong type
+        return as_handle(data, _VOID_POINTER, what), data
     except (ValueError, BufferError) as exc:  # read-only or not C-contiguous
-        raise ValueError(f"buffer: {exc}") from None
+        raise ValueError(f"{what}: {exc}") from None
     if len(pointer) < size:
-        raise ValueError(f"buffer: {len(pointer)} bytes, the descriptor needs {size}")
-    return ffi.cast("void *", pointer), (buffer, pointer)
+        raise ValueError(f"{what}: {len(pointer)} bytes, the descriptor needs {size}")
+    return ffi.cast(_VOID_POINTER, pointer), (data, pointer)
 
 
 class Memory(Owned):
@@ -238,26 +243,20 @@ class Memory(Owned):
     ``ze.make_memory``.
     """
 
-    __slots__ = ("_buffer",)
+    __slots__ = ()
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
 
     def __init__(self, desc: MemoryDesc, engine: Engine, buffer=MEMORY_ALLOCATE):
         md = _as(desc, MemoryDesc, "desc")
-        pointer, self._buffer = _buffer_pointer(buffer, desc.size)
+        pointer, kept = data_pointer(buffer, desc.size, "buffer")
         out = self._new_out()
         check(
             lib.dnnl_memory_create(out, md, _as(engine, Engine, "engine"), pointer),
             "dnnl_memory_create",
         )
-        self._adopt(out[0], keep=(desc, engine))
-
-    @classmethod
-    def _from_handle(cls, handle, keep: tuple = (), buffer=None):
-        obj = super()._from_handle(handle, keep)
-        obj._buffer = buffer
-        return obj
+        self._adopt(out[0], keep=(desc, engine, kept))
 
     @property
     def desc(self) -> MemoryDesc:
@@ -276,9 +275,31 @@ class Memory(Owned):
 
     def set_data_handle(self, buffer) -> None:
         """Point the memory at another buffer (kept alive like the first)."""
-        pointer, keep = _buffer_pointer(buffer, self.desc.size)
+        pointer, kept = data_pointer(buffer, self.desc.size, "buffer")
         check(lib.dnnl_memory_set_data_handle(self.handle, pointer), "dnnl_memory_set_data_handle")
-        self._buffer = keep
+        self._keep_data(kept)
+
+    def map_data(self):
+        """Map the data into host memory; returns a ``void *`` cffi pointer.
+
+        As ``dnnl::memory::map_data``: valid until :meth:`unmap_data`, which
+        must be called with the same pointer. Use ``ffi.buffer(pointer,
+        memory.desc.size)`` to read or write through it.
+        """
+        out = ffi.new("void **")
+        check(lib.dnnl_memory_map_data(self.handle, out), "dnnl_memory_map_data")
+        return out[0]
+
+    def unmap_data(self, pointer) -> None:
+        """Unmap a pointer returned by :meth:`map_data`."""
+        check(
+            lib.dnnl_memory_unmap_data(self.handle, as_handle(pointer, _VOID_POINTER, "pointer")),
+            "dnnl_memory_unmap_data",
+        )
+
+    def _keep_data(self, data: object) -> None:
+        """Keep ``data`` (what the memory now points at) alive instead of the old."""
+        self._keep = self._keep[:2] + (data,)
 
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
@@ -287,17 +308,21 @@ _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 def _exec_arg(index: int, memory: Memory | None):
     if memory is None:
         return (index, ffi.NULL)
-    return (index, _as(memory, Memory, f"argument {index}"))
+    return (index, _as(memory, Memory, f"args[{index!r}]"))
 
 
 def _exec_args(args: Mapping[int, Memory | None]):
     """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
+    try:
+        items = args.items()
+    except AttributeError:
+        raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
     return ffi.new(
         _EXEC_ARGS,
         [
             # The common case inline; anything else gets checked by _exec_arg.
             (i, m._handle) if type(m) is Memory and m._handle is not None else _exec_arg(i, m)
-            for i, m in args.items()
+            for i, m in items
         ],
     )
 

@@ -20,9 +20,19 @@ import enum
 from collections.abc import Iterable, Mapping
 
 from ._ffi import ffi, lib
-from ._handles import address_of, as_handle
+from ._handles import address_of, as_bytes, as_handle
 from ._sized import query_then_fill
-from .core import MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream, _as, _exec_args
+from .core import (
+    MEMORY_ALLOCATE,
+    Engine,
+    Memory,
+    MemoryDesc,
+    Primitive,
+    Stream,
+    _as,
+    _exec_args,
+    data_pointer,
+)
 from .errors import check
 
 __all__ = [
@@ -95,11 +105,9 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     if cache_blob is None:
         check(lib.dnnl_ocl_interop_engine_create(out, dev, ctx), "dnnl_ocl_interop_engine_create")
     else:
-        blob = bytes(cache_blob)
+        blob = as_bytes(cache_blob, "cache_blob")
         check(
-            lib.dnnl_ocl_interop_engine_create_from_cache_blob(
-                out, dev, ctx, len(blob), ffi.from_buffer("uint8_t[]", blob)
-            ),
+            lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob),
             "dnnl_ocl_interop_engine_create_from_cache_blob",
         )
     return Engine._from_handle(out[0], keep=(device, context))
@@ -171,19 +179,22 @@ def make_memory(
     out = Memory._new_out()
     if isinstance(handle, (list, tuple)):
         handles = list(handle) or [MEMORY_ALLOCATE]
-        array = ffi.new("void *[]", [as_handle(h, "void *", "handle") for h in handles])
+        pointers, kept = zip(*(
+            data_pointer(h, lib.dnnl_memory_desc_get_size_v2(md, i), f"handle[{i}]")
+            for i, h in enumerate(handles)
+        ))
+        array = ffi.new("void *[]", pointers)
         check(
             lib.dnnl_ocl_interop_memory_create_v2(out, md, eng, int(kind), len(array), array),
             "dnnl_ocl_interop_memory_create_v2",
         )
     else:
+        pointer, kept = data_pointer(handle, desc.size, "handle")
         check(
-            lib.dnnl_ocl_interop_memory_create(
-                out, md, eng, int(kind), as_handle(handle, "void *", "handle")
-            ),
+            lib.dnnl_ocl_interop_memory_create(out, md, eng, int(kind), pointer),
             "dnnl_ocl_interop_memory_create",
         )
-    return Memory._from_handle(out[0], keep=(desc, engine), buffer=handle)
+    return Memory._from_handle(out[0], keep=(desc, engine, kept))
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
@@ -215,7 +226,7 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
         ),
         "dnnl_ocl_interop_memory_set_mem_object",
     )
-    memory._buffer = buffer
+    memory._keep_data(buffer)
 
 
 def execute(

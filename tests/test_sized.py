@@ -10,12 +10,9 @@ checked against that record.
 
 The fake checks that the buffer it is given holds exactly ``*size`` bytes.
 C cannot see a buffer's capacity, so the fake finds the Python object that
-owns the memory, whichever way the helper makes it: a buffer (bytes,
-bytearray, memoryview, cffi array) held by a ``dnnl_interop`` frame on the
-stack during the call; or else a ``bytes`` object passed directly (cffi hands
-a ``bytes`` argument to ``uint8_t *`` as a pointer to its data, and CPython
-keeps the object's type and length just before that data). A buffer that
-cannot be identified fails the test.
+owns the memory: a buffer (bytes, bytearray, memoryview, cffi array) held by
+a ``dnnl_interop`` frame on the stack during the call. A buffer that cannot be
+identified fails the test.
 """
 
 from __future__ import annotations
@@ -42,13 +39,6 @@ sizes = st.one_of(st.integers(0, 8), st.integers(0, 4096))
 
 def address(cdata) -> int:
     return int(ffi.cast("uintptr_t", cdata))
-
-
-# Where CPython keeps a bytes object's type and length, relative to its data.
-_WORD = ffi.sizeof("void *")
-_BYTES_DATA_OFFSET = bytes.__basicsize__ - 1  # ob_sval follows the header
-_BYTES_TYPE_OFFSET = _WORD  # ob_type, after ob_refcnt
-_BYTES_SIZE_OFFSET = 2 * _WORD  # ob_size
 
 
 def _span(obj) -> tuple[int, int] | None:
@@ -78,21 +68,9 @@ def _capacity_from_frames(pointer: int) -> int | None:
     return None
 
 
-def _bytes_capacity(pointer: int) -> int | None:
-    """The length of the bytes object whose data starts at ``pointer``, if any."""
-    if pointer % _WORD:
-        return None
-    start = pointer - _BYTES_DATA_OFFSET
-    if ffi.cast("uintptr_t *", start + _BYTES_TYPE_OFFSET)[0] != id(bytes):
-        return None
-    return ffi.cast("intptr_t *", start + _BYTES_SIZE_OFFSET)[0]
-
-
 def capacity_of(buffer) -> int | None:
     """How many bytes the memory at ``buffer`` holds, or None if unknown."""
-    pointer = address(buffer)
-    found = _capacity_from_frames(pointer)
-    return found if found is not None else _bytes_capacity(pointer)
+    return _capacity_from_frames(address(buffer))
 
 
 @dataclass(frozen=True)

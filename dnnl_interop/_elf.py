@@ -13,9 +13,19 @@ _DT_NULL, _DT_NEEDED = 0, 1
 
 
 def needed(path: str) -> list[str]:
-    """NEEDED sonames of a 64- or 32-bit ELF file; [] if it is not ELF."""
+    """NEEDED sonames of a 64- or 32-bit ELF file; [] if it is not ELF.
+
+    Raises ValueError for a file that starts like ELF but does not parse.
+    """
     import struct  # only needed when loading, not at import
 
+    try:
+        return _needed(path, struct)
+    except (struct.error, IndexError, UnicodeDecodeError) as exc:
+        raise ValueError(f"malformed ELF file: {exc}") from None
+
+
+def _needed(path: str, struct) -> list[str]:
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"\x7fELF":

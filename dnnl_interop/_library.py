@@ -101,7 +101,8 @@ class Library(namedtuple("Library", "path version missing preloaded notes")):
 _lock = _thread.RLock()
 _library: Library | None = None
 _load_error: Exception | None = None
-_symbols = tuple(
+# Every function the headers declare, in the order of the function table.
+FUNCTIONS = tuple(
     ffi.string(lib.dnnl_interop_symbol_name(i)).decode()
     for i in range(lib.dnnl_interop_symbol_count())
 )
@@ -135,6 +136,9 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
                 handle, preloaded, notes = _open(target)
             except OSError as exc:
                 attempts.append((place, target, str(exc)))
+                continue
+            if lib.dlsym(handle, b"dnnl_version") == ffi.NULL:
+                attempts.append((place, target, "not oneDNN: no dnnl_version symbol"))
                 continue
             _library = _bind(handle, preloaded, notes)
             _load_error = None
@@ -185,6 +189,8 @@ def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]):
 def _open(target: str):
     preloaded: list[str] = []
     notes: list[str] = []
+    if not target:
+        raise OSError("empty name")  # dlopen("") would open the program itself
     if os.sep not in target:  # a bare name: the system loader's search
         handle = lib.dlopen(target.encode(), _DLOPEN_FLAGS)
         if handle == ffi.NULL:
@@ -193,7 +199,10 @@ def _open(target: str):
     if not os.path.exists(target):
         raise OSError("no such file")
     seen: set[str] = set()
-    handle = _open_with_siblings(target, preloaded, seen)
+    try:
+        handle = _open_with_siblings(target, preloaded, seen)
+    except ValueError as exc:  # a file that is not a sound ELF object
+        raise OSError(f"not a shared library: {exc}") from None
     preloaded.pop()  # the target itself
     directory = os.path.dirname(target)
     for loader in RUNTIME_LOADERS:
@@ -217,7 +226,7 @@ def _path_of(handle) -> str:
 def _bind(handle, preloaded, notes) -> Library:
     lib.dnnl_interop_bind(handle)
     missing = tuple(
-        name for i, name in enumerate(_symbols) if not lib.dnnl_interop_symbol_is_bound(i)
+        name for i, name in enumerate(FUNCTIONS) if not lib.dnnl_interop_symbol_is_bound(i)
     )
     raw = lib.dnnl_version()
     if raw == ffi.NULL:
@@ -254,7 +263,7 @@ def missing_function_error(function: str) -> Exception | None:
     function the library lacks answers that too, and leaves its index behind.
     """
     index = lib.dnnl_interop_take_unbound()
-    if not index or _symbols[index - 1] != function:
+    if not index or FUNCTIONS[index - 1] != function:
         return None
     if _library is None:
         return _load_error or LibraryNotFoundError([])

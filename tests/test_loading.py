@@ -184,17 +184,30 @@ def test_wheel_opencl_loader_is_preloaded_locally():
 # --- when loading fails -----------------------------------------------------------------
 
 
-def _not_a_library(tmp_path: Path) -> Path:
+def _unusable(tmp_path: Path, kind: str) -> str:
     path = tmp_path / "libdnnl.so.3"
-    path.write_text("not an ELF file\n")
-    return path
+    if kind == "nonexistent":
+        return str(tmp_path / "nowhere" / "libdnnl.so.3")
+    if kind == "not a library":
+        path.write_text("not an ELF file\n")
+    elif kind == "truncated ELF":
+        path.write_bytes(b"\x7fELF\x02\x01" + bytes(20))
+    elif kind == "a library that is not oneDNN":
+        import dnnl_interop._ffi  # a real shared object exporting no dnnl_* symbol
+
+        return dnnl_interop._ffi.__file__
+    elif kind == "empty":
+        return ""  # dlopen("") would open the program itself
+    return str(path)
 
 
-@pytest.mark.parametrize("kind", ["nonexistent", "not a library"])
+@pytest.mark.parametrize(
+    "kind", ["nonexistent", "not a library", "truncated ELF", "a library that is not oneDNN", "empty"]
+)
 def test_env_var_must_work_and_has_no_fallback(tmp_path, kind):
     """DNNL_INTEROP_LIBRARY naming an unusable file raises LibraryNotFoundError
     naming that file, and the wheel's library is not tried instead."""
-    target = tmp_path / "nowhere" / "libdnnl.so.3" if kind == "nonexistent" else _not_a_library(tmp_path)
+    target = _unusable(tmp_path, kind)
     result = child_report(
         """
         import dnnl_interop
@@ -207,7 +220,7 @@ def test_env_var_must_work_and_has_no_fallback(tmp_path, kind):
         env=clean_env(DNNL_INTEROP_LIBRARY=str(target)),
     )
     assert str(target) in result["error"]
-    assert [attempt[1] for attempt in result["attempts"]] == [str(target)]
+    assert [attempt[1] for attempt in result["attempts"]] == [target]
     assert "DNNL_INTEROP_LIBRARY" in result["attempts"][0][0]
     assert result["dnnl"] == [] and result["bound"] is False
 

@@ -1,0 +1,96 @@
+"""Shared helpers of the benchmark scripts (not part of the package).
+
+* :func:`interleave` runs the compared variants in turn, round after round, so
+  that a slow stretch of a noisy machine hits all of them alike, and returns
+  the per-call time of every round;
+* :func:`compile_module` builds a throw-away cffi API-mode module (for the C
+  loops) in a temporary directory and imports it;
+* :func:`real_function` is the address of a oneDNN function in the library the
+  binding is bound to (``dlsym`` on it), so a C loop calls oneDNN directly,
+  not through the binding's trampoline.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+
+
+def interleave(variants: dict, rounds: int, calls: int, warmup: int = 2) -> dict[str, list[float]]:
+    """``{name: [seconds per call, one per round]}``.
+
+    Each variant is ``f(n) -> seconds`` timing ``n`` calls. The order of the
+    variants rotates every round. ``warmup`` rounds are run and dropped.
+    """
+    names = list(variants)
+    per_call: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(warmup + rounds):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            seconds = variants[name](calls)
+            if r >= warmup:
+                per_call[name].append(seconds / calls)
+    return per_call
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def spread(values) -> str:
+    """The middle half of ``values`` (first to third quartile), in µs."""
+    q = statistics.quantiles(values, n=4)
+    return f"[{q[0] * 1e6:.3f} .. {q[2] * 1e6:.3f}]"
+
+
+def report(per_call: dict[str, list[float]], unit: str = "µs") -> dict[str, float]:
+    """Print each variant's median per-call time and quartiles; return the medians."""
+    medians = {name: median(values) for name, values in per_call.items()}
+    width = max(len(name) for name in per_call)
+    for name, values in per_call.items():
+        print(f"  {name:<{width}}  median {medians[name] * 1e6:8.3f} µs   quartiles {spread(values)}")
+    return medians
+
+
+def compile_module(name: str, cdef: str, source: str):
+    """Compile and import an API-mode cffi module ``name``; return its ``(ffi, lib)``.
+
+    The build happens in a temporary directory, removed once the module is
+    loaded (a loaded shared object outlives its file).
+    """
+    import cffi
+
+    builder = cffi.FFI()
+    builder.cdef(cdef)
+    builder.set_source(name, source, extra_compile_args=["-O2"])
+    with tempfile.TemporaryDirectory(prefix="dnnl-interop-bench-") as workdir:
+        path = builder.compile(tmpdir=workdir, verbose=False)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module.ffi, module.lib
+
+
+def real_function(name: str):
+    """The address (``void *`` of the binding's ffi) of ``name`` in the bound libdnnl."""
+    import dnnl_interop
+    from dnnl_interop._ffi import ffi, lib
+
+    library = dnnl_interop.loaded_library() or dnnl_interop.load_library()
+    handle = lib.dlopen(library.path.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD)
+    if handle == ffi.NULL:
+        raise RuntimeError(f"{library.path} is not loaded")
+    address = lib.dlsym(handle, name.encode())
+    if address == ffi.NULL:
+        raise RuntimeError(f"{library.path} does not export {name}")
+    return int(ffi.cast("uintptr_t", address))
+
+
+def require_intel_cpu_opencl() -> None:
+    """Exit with a hint unless Intel's CPU OpenCL runtime is registered."""
+    if not os.environ.get("OCL_ICD_VENDORS"):
+        vendors = os.path.join(sys.prefix, "etc", "OpenCL", "dnnl-interop-vendors")
+        sys.exit(f"set OCL_ICD_VENDORS={vendors} first (see benchmarks/README.md)")

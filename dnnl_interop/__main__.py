@@ -1,0 +1,132 @@
+"""Command line: ``python -m dnnl_interop info [--json]`` (also ``dnnl-interop info``).
+
+``info`` reports which oneDNN library the binding finds, what it is (version,
+runtimes, which interop entry points it exports, the files opened before it),
+and every OpenCL platform and device pyopencl sees: for each device the
+SHA-256 digest and length of oneDNN's cache-blob id, and whether oneDNN can
+make a GPU engine from it (and if not, the error it answers).
+
+While the facts are gathered, everything written to file descriptor 1 (oneDNN's
+verbose lines, OpenCL runtime chatter) goes to stderr, so stdout holds only the
+report.
+
+Exit codes
+----------
+0  oneDNN loaded and at least one OpenCL platform found
+1  an unexpected error (a bug: please report the traceback)
+2  bad command line (argparse)
+3  no usable oneDNN library (takes precedence over 4 and 5); the places tried
+   are listed
+4  pyopencl cannot be imported
+5  pyopencl works but lists no OpenCL platform
+
+Whatever is missing, everything that could be found is still reported, and a
+one-line summary of what is missing goes to stderr.
+
+JSON document (``--json``, schema 1)
+-----------------------------------
+Keys are stable; new keys may be added, existing ones keep their meaning.
+
+``schema``         1
+``exit_code``      the process's exit code (above)
+``missing``        list of "onednn", "pyopencl", "opencl-platforms"; [] if none
+``dnnl_interop``   {``version``, ``path``}: this package
+``environment``    {name: value or null} for DNNL_INTEROP_LIBRARY, LD_LIBRARY_PATH,
+                   OCL_ICD_VENDORS, OCL_ICD_FILENAMES, OPENCL_VENDOR_PATH,
+                   ONEDNN_VERBOSE, DNNL_VERBOSE
+``onednn``
+    ``loaded``       bool
+    ``path``         the library file bound, or null
+    ``version``      "major.minor.patch", or null
+    ``hash``         the commit hash the library reports, or null
+    ``cpu_runtime``, ``gpu_runtime``
+                     a ``dnnl_interop.Runtime`` name ("SYCL", "OCL", ...), the raw
+                     int for one this package does not know, or null
+    ``interop``      null, or {"opencl": I, "level_zero": I}, each I being
+                     {``status``: "complete" | "partial" | "absent",
+                      ``functions``: how many the headers declare (14 / 11),
+                      ``present``: [names], ``missing``: [names]}
+    ``preloaded``    [files opened by full path before the library]
+    ``notes``        [strings]
+    ``error``        null, or an error object (below) saying why nothing loaded
+    ``attempts``     [{``place``, ``target``, ``reason``}] of a failed search
+``opencl``
+    ``available``    bool: at least one platform
+    ``pyopencl``     pyopencl's version, or null if it cannot be imported
+    ``error``        null, or an error object (pyopencl import failure, or the
+                     error listing platforms, e.g. PLATFORM_NOT_FOUND_KHR)
+    ``platforms``    [{``index``, ``name``, ``vendor``, ``version``,
+                       ``error`` (listing its devices), ``devices``: [D]}]
+    D = {``index``, ``name``,
+         ``type``: "CPU", "GPU", "ACCELERATOR", ... (joined by " | "),
+         ``vendor_id``: int,
+         ``cache_blob_id``: null if oneDNN is not loaded, else
+             {``ok``: true, ``sha256``: 64 hex digits, ``length``: bytes} or
+             {``ok``: false, ``error``: error object},
+         ``gpu_engine``: null if oneDNN is not loaded, else
+             {``ok``: true, ``error``: null} (the engine was made and closed) or
+             {``ok``: false, ``error``: error object}}
+
+An error object is {``class``: the exception class name (e.g.
+"InvalidArgumentsError"), ``status``: the oneDNN status name (e.g.
+"INVALID_ARGUMENTS") or null, ``code``: the status or OpenCL error code or
+null, ``message``: str(exception)}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dnnl-interop",
+        description="Python binding to oneDNN's OpenCL and Level Zero interop API.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    info = commands.add_parser(
+        "info",
+        help="report the oneDNN library found and the OpenCL devices it can use",
+        description=(
+            "Report the oneDNN library found (path, version, runtimes, interop entry "
+            "points) and each OpenCL device (cache-blob id, GPU engine). Exit codes: "
+            "0 ok, 3 no oneDNN, 4 no pyopencl, 5 no OpenCL platform."
+        ),
+    )
+    info.add_argument("--json", action="store_true", help="print one JSON document")
+    return parser
+
+
+def _info(args: argparse.Namespace) -> int:
+    from . import _info
+
+    facts = _info.collect()
+    if args.json:
+        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+    else:
+        sys.stdout.write(_info.render_text(facts))
+    sys.stdout.flush()
+    summary = _info.problem_summary(facts)
+    if summary:
+        print(f"dnnl-interop info: {summary} (exit {facts['exit_code']})", file=sys.stderr)
+    return facts["exit_code"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    if args.command == "info":
+        return _info(args)
+    parser.error(f"unknown command {args.command}")  # pragma: no cover - argparse refuses it
+    return 2  # pragma: no cover
+
+
+if __name__ == "__main__":
+    sys.exit(main())

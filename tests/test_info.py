@@ -1,0 +1,331 @@
+"""``python -m dnnl_interop info``: what it reports, and how it fails.
+
+Every run is a subprocess, so each sees the library and OpenCL platforms its
+environment selects, exactly as a user's shell would. The facts it prints are
+checked against the same queries made here, in the test process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import LIBRARY_3_11, REAL_LIBRARY
+
+from dnnl_interop import ocl
+
+ZE_CACHE_BLOB_FUNCTIONS = (
+    "dnnl_ze_interop_engine_get_cache_blob_id",
+    "dnnl_ze_interop_engine_get_cache_blob",
+    "dnnl_ze_interop_engine_create_from_cache_blob",
+)
+# Variables of the outer shell that would change what the CLI finds.
+_SCRUBBED = ("DNNL_INTEROP_LIBRARY", "ONEDNN_VERBOSE", "DNNL_VERBOSE", "OCL_ICD_FILENAMES")
+
+
+def _env(**overrides: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+    env.update(overrides)
+    return env
+
+
+def run(*args: str, env: dict[str, str] | None = None, code: str | None = None):
+    """Run the CLI (or ``-c code``) in a fresh interpreter; never raises on exit codes."""
+    command = [sys.executable, "-c", code] if code else [sys.executable, "-m", "dnnl_interop", *args]
+    return subprocess.run(
+        command, env=_env() if env is None else env, capture_output=True, text=True, timeout=120
+    )
+
+
+def no_traceback(result) -> None:
+    assert "Traceback" not in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def device_blocks(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    """{(platform name, device name): {field: value}} from the text report."""
+    blocks: dict[tuple[str, str], dict[str, str]] = {}
+    platform = None
+    fields: dict[str, str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if line.startswith("  platform "):
+            platform = stripped.split(": ", 1)[1]
+            fields = None
+        elif line.startswith("    device "):
+            fields = blocks.setdefault((platform, stripped.split(": ", 1)[1]), {})
+        elif fields is not None and line.startswith("      ") and ":" in stripped:
+            key, value = stripped.split(":", 1)
+            fields[key] = value.strip()
+    return blocks
+
+
+def all_devices(cl):
+    return [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
+
+
+# --- the normal case: real oneDNN 3.13 and two OpenCL platforms -----------------------
+
+
+@pytest.fixture(scope="module")
+def text_run():
+    result = run("info")
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def json_run():
+    result = run("info", "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_text_names_the_library_and_its_version(text_run, json_run, real_dnnl):
+    no_traceback(text_run)
+    assert f"library:             {real_dnnl.path}\n" in text_run.stdout
+    assert f"version:             3.13.2 ({real_dnnl.version.hash})" in text_run.stdout
+    assert "CPU runtime:         SYCL" in text_run.stdout
+    assert "OpenCL interop:      complete: 14/14 dnnl_ocl_interop_* entry points" in text_run.stdout
+    assert "Level Zero interop:  complete: 11/11 dnnl_ze_interop_* entry points" in text_run.stdout
+    assert json_run["onednn"]["preloaded"]
+    for path in json_run["onednn"]["preloaded"]:
+        assert f" {path}\n" in text_run.stdout
+
+
+def test_text_lists_every_device_with_its_blob_id_digest(text_run, real_dnnl, cl):
+    blocks = device_blocks(text_run.stdout)
+    devices = all_devices(cl)
+    assert {p.name for p, _ in devices} >= {"Portable Computing Language", "Intel(R) OpenCL"}
+    assert set(blocks) == {(p.name, d.name) for p, d in devices}
+    for platform, device in devices:
+        blob_id = ocl.get_engine_cache_blob_id(device)
+        fields = blocks[platform.name, device.name]
+        assert fields["cache blob id"] == (
+            f"{len(blob_id)} bytes, sha256 {hashlib.sha256(blob_id).hexdigest()}"
+        )
+        assert fields["type"] == "CPU"
+        assert fields["vendor id"] == f"{device.vendor_id:#06x}"
+
+
+def test_text_shows_the_gpu_engine_refusal_of_both_cpu_devices(text_run):
+    blocks = device_blocks(text_run.stdout)
+    assert len(blocks) == 2
+    for fields in blocks.values():
+        assert fields["GPU engine"] == (
+            "no: InvalidArgumentsError (INVALID_ARGUMENTS): "
+            "dnnl_ocl_interop_engine_create failed: INVALID_ARGUMENTS (2)"
+        )
+
+
+def test_json_has_the_same_facts(json_run, real_dnnl, cl):
+    assert json_run["schema"] == 1
+    assert json_run["exit_code"] == 0
+    assert json_run["missing"] == []
+    onednn = json_run["onednn"]
+    assert onednn["loaded"] is True
+    assert onednn["path"] == real_dnnl.path
+    assert onednn["version"] == "3.13.2"
+    assert onednn["hash"] == real_dnnl.version.hash
+    assert (onednn["cpu_runtime"], onednn["gpu_runtime"]) == ("SYCL", "SYCL")
+    # A fresh process opens the wheel's libraries beside libdnnl first, the
+    # OpenCL loader among them (this process may have loaded them earlier).
+    assert onednn["preloaded"]
+    assert all(Path(path).parent == REAL_LIBRARY.parent for path in onednn["preloaded"])
+    assert str(REAL_LIBRARY.parent / "libOpenCL.so.1") in onednn["preloaded"]
+    assert onednn["error"] is None and onednn["attempts"] == []
+    for key, total in (("opencl", 14), ("level_zero", 11)):
+        interop = onednn["interop"][key]
+        assert interop["status"] == "complete"
+        assert interop["functions"] == total == len(interop["present"])
+        assert interop["missing"] == []
+
+    listed = {
+        (p["name"], d["name"]): (p, d)
+        for p in json_run["opencl"]["platforms"]
+        for d in p["devices"]
+    }
+    devices = all_devices(cl)
+    assert set(listed) == {(p.name, d.name) for p, d in devices}
+    for platform, device in devices:
+        p_facts, d_facts = listed[platform.name, device.name]
+        assert (p_facts["vendor"], p_facts["version"]) == (platform.vendor, platform.version)
+        assert d_facts["type"] == "CPU"
+        assert d_facts["vendor_id"] == device.vendor_id
+        blob_id = ocl.get_engine_cache_blob_id(device)
+        assert d_facts["cache_blob_id"] == {
+            "ok": True,
+            "sha256": hashlib.sha256(blob_id).hexdigest(),
+            "length": len(blob_id),
+        }
+        assert d_facts["gpu_engine"]["ok"] is False
+        error = d_facts["gpu_engine"]["error"]
+        assert (error["class"], error["status"], error["code"]) == (
+            "InvalidArgumentsError", "INVALID_ARGUMENTS", 2
+        )
+        assert error["message"].startswith("dnnl_ocl_interop_engine_create failed")
+
+
+def test_onednn_verbose_output_never_reaches_stdout():
+    # oneDNN prints its verbose lines to stdout; the CLI sends them to stderr.
+    env = _env(ONEDNN_VERBOSE="all")
+    as_json = run("info", "--json", env=env)
+    assert as_json.returncode == 0
+    assert json.loads(as_json.stdout)["environment"]["ONEDNN_VERBOSE"] == "all"
+    assert "onednn_verbose" in as_json.stderr  # they did happen
+    as_text = run("info", env=env)
+    assert as_text.returncode == 0
+    assert "onednn_verbose" not in as_text.stdout
+
+
+def test_console_script_runs_the_same_command():
+    script = Path(sys.executable).with_name("dnnl-interop")
+    result = subprocess.run(
+        [str(script), "info", "--json"], env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["onednn"]["version"] == "3.13.2"
+
+
+# --- what is missing is said, with a distinct exit code and no traceback ---------
+
+
+def test_no_library_lists_what_was_tried_and_exits_3():
+    result = run("info", env=_env(DNNL_INTEROP_LIBRARY="/nonexistent"))
+    assert result.returncode == 3
+    no_traceback(result)
+    assert "NOT FOUND" in result.stdout
+    assert "$DNNL_INTEROP_LIBRARY: /nonexistent" in result.stdout
+    assert "/nonexistent" in result.stderr
+    # OpenCL is still reported, without the oneDNN columns.
+    assert "Portable Computing Language" in result.stdout
+    assert "not queried (oneDNN not loaded)" in result.stdout
+
+
+def test_no_library_as_json():
+    result = run("info", "--json", env=_env(DNNL_INTEROP_LIBRARY="/nonexistent"))
+    assert result.returncode == 3
+    no_traceback(result)
+    facts = json.loads(result.stdout)
+    assert facts["exit_code"] == 3 and facts["missing"] == ["onednn"]
+    onednn = facts["onednn"]
+    assert onednn["loaded"] is False and onednn["interop"] is None
+    assert onednn["error"]["class"] == "LibraryNotFoundError"
+    assert onednn["attempts"] == [
+        {"place": "$DNNL_INTEROP_LIBRARY", "target": "/nonexistent", "reason": "no such file"}
+    ]
+    devices = [d for p in facts["opencl"]["platforms"] for d in p["devices"]]
+    assert devices and all(d["cache_blob_id"] is None and d["gpu_engine"] is None for d in devices)
+
+
+def test_an_empty_library_variable_is_not_taken_for_onednn():
+    # dlopen("") opens the program itself, which the loader accepts; the CLI must not.
+    result = run("info", env=_env(DNNL_INTEROP_LIBRARY=""))
+    assert result.returncode == 3
+    no_traceback(result)
+    assert "set but empty" in result.stdout
+
+
+def test_library_3_11_has_opencl_interop_but_no_level_zero():
+    env = _env(DNNL_INTEROP_LIBRARY=str(LIBRARY_3_11), LD_LIBRARY_PATH=str(REAL_LIBRARY.parent))
+    as_json = run("info", "--json", env=env)
+    assert as_json.returncode == 0, as_json.stderr
+    facts = json.loads(as_json.stdout)
+    onednn = facts["onednn"]
+    assert onednn["version"].startswith("3.11.")
+    assert onednn["path"] == os.path.realpath(LIBRARY_3_11)
+    assert onednn["interop"]["opencl"]["status"] == "complete"
+    assert onednn["interop"]["opencl"]["missing"] == []
+    level_zero = onednn["interop"]["level_zero"]
+    assert level_zero["status"] == "absent"
+    assert level_zero["present"] == [] and len(level_zero["missing"]) == 11
+    assert all(name.startswith("dnnl_ze_interop_") for name in level_zero["missing"])
+
+    as_text = run("info", env=env)
+    assert as_text.returncode == 0
+    assert "OpenCL interop:      complete: 14/14" in as_text.stdout
+    assert "Level Zero interop:  absent: 0/11" in as_text.stdout
+
+
+def test_a_partial_level_zero_set_names_the_missing_functions(json_run):
+    # oneDNN 3.12 had Level Zero interop without the three cache-blob functions.
+    from dnnl_interop import _info
+
+    facts = json.loads(json.dumps(json_run))
+    level_zero = facts["onednn"]["interop"]["level_zero"]
+    level_zero["missing"] = list(ZE_CACHE_BLOB_FUNCTIONS)
+    level_zero["present"] = [n for n in level_zero["present"] if n not in ZE_CACHE_BLOB_FUNCTIONS]
+    level_zero["status"] = "partial"
+    text = _info.render_text(facts)
+    assert "Level Zero interop:  partial: 8/11 dnnl_ze_interop_* entry points" in text
+    for name in ZE_CACHE_BLOB_FUNCTIONS:
+        assert f"missing {name}\n" in text
+
+
+def test_no_opencl_platform_exits_5(tmp_path):
+    # ocl-icd (pyopencl's bundled loader) loads only the file OCL_ICD_VENDORS
+    # names when it is not a directory: no vendors directory, no PoCL from
+    # pyopencl's own ICD directory. Here that file does not exist.
+    env = _env(OCL_ICD_VENDORS=str(tmp_path / "no-such-icd.so"))
+    result = run("info", env=env)
+    assert result.returncode == 5
+    no_traceback(result)
+    assert "NO PLATFORMS" in result.stdout
+    assert "no OpenCL platform" in result.stderr
+    assert "version:             3.13.2" in result.stdout  # oneDNN still reported
+
+    facts = json.loads(run("info", "--json", env=env).stdout)
+    assert facts["exit_code"] == 5 and facts["missing"] == ["opencl-platforms"]
+    assert facts["opencl"]["available"] is False and facts["opencl"]["platforms"] == []
+    assert facts["opencl"]["error"]["code"] == -1001  # PLATFORM_NOT_FOUND_KHR
+    assert facts["onednn"]["loaded"] is True
+
+
+def test_no_pyopencl_exits_4():
+    code = (
+        "import sys; sys.modules['pyopencl'] = None; "
+        "from dnnl_interop.__main__ import main; sys.exit(main(['info']))"
+    )
+    result = run(code=code)
+    assert result.returncode == 4
+    no_traceback(result)
+    assert "pyopencl cannot be imported" in result.stdout
+    assert "pyopencl cannot be imported" in result.stderr
+    assert "version:             3.13.2" in result.stdout
+
+
+def test_nothing_found_exits_3_and_says_both(tmp_path):
+    env = _env(DNNL_INTEROP_LIBRARY="/nonexistent", OCL_ICD_VENDORS=str(tmp_path / "none.icd"))
+    result = run("info", "--json", env=env)
+    assert result.returncode == 3
+    no_traceback(result)
+    assert json.loads(result.stdout)["missing"] == ["onednn", "opencl-platforms"]
+    assert "oneDNN not found" in result.stderr and "no OpenCL platform" in result.stderr
+
+
+# --- the command line itself --------------------------------------------------------
+
+
+def test_usage_errors_return_2(capsys):
+    from dnnl_interop.__main__ import main
+
+    assert main([]) == 2
+    assert main(["info", "--bogus"]) == 2
+    assert main(["--help"]) == 0
+    assert "info" in capsys.readouterr().out
+
+
+def test_the_package_and_the_cli_module_import_neither_pyopencl_nor_numpy():
+    code = (
+        "import sys, dnnl_interop, dnnl_interop.__main__, dnnl_interop._info; "
+        "print(sorted({'pyopencl', 'numpy'} & set(sys.modules)), dnnl_interop.loaded_library())"
+    )
+    result = run(code=code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "None"]

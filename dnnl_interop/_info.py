@@ -137,20 +137,6 @@ def _collect_onednn() -> tuple[dict, object | None]:
     facts["path"] = library.path
     facts["preloaded"] = list(library.preloaded)
     facts["notes"] = list(library.notes)
-    if not library.has_function("dnnl_version"):
-        # Something was opened (an empty DNNL_INTEROP_LIBRARY opens the program
-        # itself), but it is not oneDNN: nothing of it can be used.
-        facts["error"] = {
-            "class": "LibraryNotFoundError",
-            "status": None,
-            "code": None,
-            "message": (
-                f"{_search_description()} opened {library.path}, which does not export "
-                "dnnl_version: not a oneDNN library"
-            ),
-        }
-        return facts, None
-
     found = library.version
     facts["loaded"] = True
     facts["version"] = str(found)

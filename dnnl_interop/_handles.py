@@ -31,7 +31,24 @@ def as_handle(obj: object, ctype, what: str):
         address = obj.int_ptr  # pyopencl objects
     except AttributeError:
         return _from_int(obj, ctype, what)
-    return _cast(ctype, address)
+    try:
+        return _casts[ctype][address]
+    except KeyError:
+        return _cast_and_keep(ctype, address)
+
+
+# A cast is a pure function of (type, address) and costs more than a dict
+# lookup, so the handles of long-lived objects (devices, contexts) are kept.
+_casts: dict = {}
+_CASTS_PER_TYPE = 256
+
+
+def _cast_and_keep(ctype, address: int):
+    by_address = _casts.setdefault(ctype, {})
+    if len(by_address) >= _CASTS_PER_TYPE:
+        by_address.clear()
+    pointer = by_address[address] = _cast(ctype, address)
+    return pointer
 
 
 def _from_int(obj: object, ctype, what: str):

@@ -8,6 +8,7 @@ must equal that size exactly. The payload is written straight into the
 
 from __future__ import annotations
 
+from _thread import _local
 from collections.abc import Callable
 
 from ._ffi import ffi
@@ -20,6 +21,16 @@ _SIZE_POINTER = ffi.typeof("size_t *")
 _BYTE_ARRAY = ffi.typeof("uint8_t[]")
 # Looked up once: this is a hot path.
 _new, _from_buffer, _NULL = ffi.new, ffi.from_buffer, ffi.NULL
+# One size cell per thread, reused: allocating it costs as much as a C call.
+_per_thread = _local()
+
+
+def _size_cell():
+    try:
+        return _per_thread.size
+    except AttributeError:
+        _per_thread.size = _new(_SIZE_POINTER)
+        return _per_thread.size
 
 
 def query_then_fill(
@@ -31,11 +42,43 @@ def query_then_fill(
     reports another size, the size is queried again and the fill retried, at
     most ``attempts`` times; a refusal while the size holds still is raised.
     """
-    size = _new(_SIZE_POINTER)
-    failure: Exception | None = None
-    failed_size = -1
-    status = 0
+    size = _size_cell()
+    size[0] = 0
+    status = function(*args, size, _NULL)
+    if status:
+        raise make_error(status, name)
+    expected = size[0]
+    if expected > 1:  # the usual case, straight through
+        # cffi passes a bytes argument to a uint8_t * parameter as a pointer
+        # to its own storage, and bytes(n) is a fresh, unshared object: filled
+        # before anyone else sees it, it is the result, with no copy at all.
+        out = bytes(expected)
+        status = function(*args, size, out)
+        if not status and size[0] == expected:
+            return out
+    elif not expected:
+        return b""
+    else:
+        status, out = _fill_one_byte(function, args, size)
+        if not status and size[0] == 1:
+            return out
+    return _retry(function, name, args, size, attempts - 1, expected, status)
+
+
+def _fill_one_byte(function, args, size):
+    # CPython shares single-byte bytes objects: never write to one.
+    scratch = bytearray(1)
+    status = function(*args, size, _from_buffer(_BYTE_ARRAY, scratch))
+    return status, bytes(scratch)
+
+
+def _retry(function, name: str, args, size, attempts: int, failed_size: int, status: int) -> bytes:
+    """The protocol after a fill that was refused or reported another size."""
     for _ in range(attempts):
+        failure = make_error(status, name) if status else RuntimeError(
+            f"{name} reported {size[0]} bytes after a fill of {failed_size}"
+        )
+        size[0] = 0
         status = function(*args, size, _NULL)
         if status:
             raise make_error(status, name)
@@ -45,25 +88,14 @@ def query_then_fill(
         if expected == failed_size:
             raise failure  # the size held still, so the refusal was real
         if expected > 1:
-            # cffi passes a bytes argument to a uint8_t * parameter as a
-            # pointer to its own storage, and bytes(n) is a fresh, unshared
-            # object: filled before anyone else sees it, it is the result,
-            # with no copy at all.
             out = bytes(expected)
             status = function(*args, size, out)
         else:
-            # CPython shares single-byte bytes objects: never write to one.
-            scratch = bytearray(1)
-            status = function(*args, size, _from_buffer(_BYTE_ARRAY, scratch))
-            out = bytes(scratch)
+            status, out = _fill_one_byte(function, args, size)
         if not status and size[0] == expected:
             return out
         failed_size = expected
-        failure = make_error(status, name) if status else RuntimeError(
-            f"{name} reported {size[0]} bytes after a fill of {expected}"
-        )
-        size[0] = 0
-    detail = f"the size changed on each of {attempts} attempts"
+    detail = f"the size changed on each of {attempts + 1} attempts"
     if status:
         raise make_error(status, name, detail)
     raise RuntimeError(f"{name}: {detail}")

@@ -8,10 +8,10 @@ oneDNN library; the first call does (see :func:`load_library`).
 from __future__ import annotations
 
 import os as _os
+from importlib import import_module as _import_module
 
-from . import core, ocl, ze
-from .core import *  # noqa: F403 - Engine, Stream, Memory, ..., ARG_* constants
-from .core import __all__ as _core_all
+# Eager: _library attaches the callback through which the first C call
+# finds and binds oneDNN, so it must be in place before any call.
 from ._library import (
     ENV_VAR,
     Library,
@@ -28,6 +28,11 @@ from .errors import __all__ as _errors_all
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from . import core, ocl, ze
+    from .core import *  # noqa: F403
+
 
 def get_include() -> str:
     """The directory of the trimmed oneDNN headers this package was built from.
@@ -42,9 +47,7 @@ def get_include() -> str:
     return _os.path.join(_os.path.dirname(here), "headers")  # a source checkout
 
 
-__all__ = [
-    "ocl",
-    "ze",
+_EAGER = [
     "ENV_VAR",
     "Library",
     "Runtime",
@@ -55,6 +58,23 @@ __all__ = [
     "set_verbose",
     "version",
     "get_include",
-    *_core_all,
     *_errors_all,
 ]
+_SUBMODULES = ("core", "ocl", "ze")
+
+
+# core, ocl and ze (and the names core exports here: Engine, Memory, ARG_*,
+# ...) are imported on first use, which keeps `import dnnl_interop` cheap.
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return _import_module(f"{__name__}.{name}")
+    core = _import_module(f"{__name__}.core")
+    if name == "__all__":
+        return [*_SUBMODULES, *_EAGER, *core.__all__]
+    if name in core.__all__:
+        return getattr(core, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__getattr__("__all__")})

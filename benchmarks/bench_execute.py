@@ -29,7 +29,8 @@ others (the rounds are bimodal: quartiles like [10 .. 120] µs), so neither
 the difference of those medians nor the median of the per-round paired
 differences (also printed) resolves a µs. A second, isolated measurement
 settles it: the same three variants with the oneDNN call replaced by a C
-no-op of the same signature (``core.lib`` is swapped for a proxy for the
+no-op of the same signature (``core._primitive_execute``, the function
+``Primitive.execute`` calls, is swapped for the no-op for the
 duration; the package is not modified), so only the Python-side work
 differs. Target: binding minus raw cffi at most 2 µs a call.
 """
@@ -103,17 +104,6 @@ static int noop_execute(void *primitive, void *stream, int nargs, void *args) {
 }
 static long noop_calls(void) { return noop_count; }
 """
-
-
-class _LibProxy:
-    """``core.lib`` with ``dnnl_primitive_execute`` replaced (isolated run only)."""
-
-    def __init__(self, real, execute):
-        self._real = real
-        self.dnnl_primitive_execute = execute
-
-    def __getattr__(self, name):
-        return getattr(self._real, name)
 
 
 def main() -> None:
@@ -224,20 +214,20 @@ def main() -> None:
         return bench_lib.execute_loop(c_noop, c_noop, c_loop_args[0], c_loop_args[1],
                                       c_loop_args[2], c_loop_args[3], n)
 
-    real_lib = core.lib
-    core.lib = _LibProxy(real_lib, noop)
+    real_execute = core._primitive_execute
+    core._primitive_execute = noop
     try:
         before = bench_lib.noop_calls()
         binding_noop(10)
         if bench_lib.noop_calls() - before != 10:
-            raise SystemExit("Primitive.execute no longer calls core.lib.dnnl_primitive_execute: "
+            raise SystemExit("Primitive.execute no longer calls core._primitive_execute: "
                              "the isolated measurement needs updating")
         print(f"isolated: the oneDNN call replaced by a C no-op; {args.rounds} rounds x "
               f"{args.isolated_calls} calls; per call:")
         iso = report(interleave({"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop},
                                 args.rounds, args.isolated_calls))
     finally:
-        core.lib = real_lib
+        core._primitive_execute = real_execute
     extra = iso["binding"] - iso["raw cffi"]
     print(f"  Python-side extra of the binding: binding - raw cffi = {extra * 1e6:.3f} µs, "
           f"binding - C = {(iso['binding'] - iso['C loop']) * 1e6:.3f} µs")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from ._ffi import ffi, lib
 from ._handles import as_handle
 from ._owned import Owned
-from .errors import check
+from .errors import check, make_error
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -303,6 +303,8 @@ class Memory(Owned):
 
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
+_new, _NULL = ffi.new, ffi.NULL
+_primitive_execute = lib.dnnl_primitive_execute
 
 
 def _exec_arg(index: int, memory: Memory | None):
@@ -313,18 +315,15 @@ def _exec_arg(index: int, memory: Memory | None):
 
 def _exec_args(args: Mapping[int, Memory | None]):
     """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
+    try:  # the usual case: cffi checks that each handle is a dnnl_memory_t
+        return _new(_EXEC_ARGS, [(i, _NULL if m is None else m._handle) for i, m in args.items()])
+    except (TypeError, AttributeError):
+        pass  # closed or foreign values: build it again, checking each one
     try:
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    return ffi.new(
-        _EXEC_ARGS,
-        [
-            # The common case inline; anything else gets checked by _exec_arg.
-            (i, m._handle) if type(m) is Memory and m._handle is not None else _exec_arg(i, m)
-            for i, m in items
-        ],
-    )
+    return _new(_EXEC_ARGS, [_exec_arg(i, m) for i, m in items])
 
 
 class Primitive(Owned):
@@ -342,12 +341,15 @@ class Primitive(Owned):
     def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
         """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``."""
         c_args = _exec_args(args)
-        check(
-            lib.dnnl_primitive_execute(
-                self.handle, _as(stream, Stream, "stream"), len(c_args), c_args
-            ),
-            "dnnl_primitive_execute",
-        )
+        # Attributes rather than the checking properties on this hot path;
+        # a closed or wrong object takes the checked route to its error.
+        primitive = self._handle
+        c_stream = stream._handle if type(stream) is Stream else None
+        if primitive is None or c_stream is None:
+            primitive, c_stream = self.handle, _as(stream, Stream, "stream")
+        status = _primitive_execute(primitive, c_stream, len(c_args), c_args)
+        if status:
+            raise make_error(status, "dnnl_primitive_execute")
 
 
 def reorder(

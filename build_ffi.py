@@ -126,32 +126,29 @@ def preprocess(text: str, macros: dict[str, int | None]) -> tuple[str, list[tupl
     return "\n".join(out), defines
 
 
-def _split_top_level(code: str) -> list[str]:
-    decls, depth, start = [], 0, 0
-    for i, ch in enumerate(code):
-        if ch in "{(":
+def _split_outside_brackets(text: str, separator: str) -> list[str]:
+    """Split ``text`` after each ``separator`` not inside (), [] or {}."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
             depth += 1
-        elif ch in "})":
+        elif ch in ")]}":
             depth -= 1
-        elif ch == ";" and depth == 0:
-            decls.append(code[start : i + 1].strip())
+        elif ch == separator and depth == 0:
+            parts.append(text[start : i + 1].strip())
             start = i + 1
-    if code[start:].strip():
-        raise ValueError(f"unterminated declaration: {code[start:].strip()[:80]!r}")
+    return parts + [text[start:].strip()]
+
+
+def _split_top_level(code: str) -> list[str]:
+    *decls, rest = _split_outside_brackets(code, ";")
+    if rest:
+        raise ValueError(f"unterminated declaration: {rest[:80]!r}")
     return [d for d in decls if d != ";"]
 
 
 def _split_params(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
+    parts = (p.rstrip(",").strip() for p in _split_outside_brackets(text, ","))
     return [p for p in parts if p and p != "void"]
 
 

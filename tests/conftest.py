@@ -35,6 +35,10 @@ if _VENDORS.is_dir():
 # Engines and streams are shared across the examples of one test on purpose:
 # making a oneDNN engine per example would only measure engine creation.
 _shared = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Child interpreters started by the tests (python -c ...) must import the
+# installed package, not the source tree of the working directory.
+os.environ["PYTHONSAFEPATH"] = "1"
+
 settings.register_profile("dev", max_examples=100, **_shared)
 settings.register_profile("ci", max_examples=40, **_shared)
 settings.register_profile("soak", max_examples=5000, **_shared)

@@ -267,8 +267,9 @@ def test_no_library_anywhere_lists_every_place_tried(tmp_path):
     )
     user_base = tmp_path / "user-base"
     user_base.mkdir()
+    package_home = os.path.dirname(os.path.dirname(dnnl_interop.__file__))  # installed or source
     env = clean_env(
-        PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["platlib"]]),
+        PYTHONPATH=os.pathsep.join([package_home, sysconfig.get_paths()["platlib"]]),
         PYTHONUSERBASE=str(user_base),
     )
     result = child_report(

@@ -216,11 +216,9 @@ def _open(target: str):
 
 
 def _path_of(handle) -> str:
-    info = ffi.new("Dl_info *")
     address = lib.dlsym(handle, b"dnnl_version")
-    if address != ffi.NULL and lib.dladdr(address, info) and info.dli_fname != ffi.NULL:
-        return os.path.realpath(ffi.string(info.dli_fname).decode())
-    return "<unknown>"
+    name = lib.dnnl_interop_file_of(address) if address != ffi.NULL else ffi.NULL
+    return os.path.realpath(ffi.string(name).decode()) if name != ffi.NULL else "<unknown>"
 
 
 def _bind(handle, preloaded, notes) -> Library:

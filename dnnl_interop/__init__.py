@@ -12,7 +12,7 @@ from importlib import import_module as _import_module
 
 # Eager: _library attaches the callback through which the first C call
 # finds and binds oneDNN, so it must be in place before any call.
-from ._library import (
+from ._library import (  # noqa: F401 - re-exported (see __getattr__ for __all__)
     ENV_VAR,
     Library,
     Runtime,
@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from . import core, ocl, ze
+    from . import core, ocl, ze  # noqa: F401
     from .core import *  # noqa: F403
 
 

@@ -1,0 +1,106 @@
+"""Long soaks: many create / execute / close cycles leak nothing.
+
+Deselected by default; run with ``.venv/bin/pytest -m soak`` (add
+``HYPOTHESIS_PROFILE=soak`` to run every property test with many examples).
+"""
+
+from __future__ import annotations
+
+import gc
+import resource
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import dnnl_interop
+from dnnl_interop import ocl
+
+pytestmark = pytest.mark.soak
+
+CYCLES = 20000
+RSS_GROWTH_LIMIT_KB = 20 * 1024  # a leak of one small object per cycle shows well above noise
+
+
+def rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def test_opencl_cycles_leave_no_references_behind(standin_dnnl, pocl_device):
+    context = cl.Context([pocl_device])
+    queue = cl.CommandQueue(context, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    array = np.arange(64, dtype=np.float32).reshape(8, 8)
+    buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
+    counted = ((context, cl.context_info), (queue, cl.command_queue_info), (buffer, cl.mem_info))
+
+    def cycle():
+        with ocl.make_engine(pocl_device, context) as engine:
+            src_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ab")
+            dst_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ba")
+            with ocl.make_memory(src_desc, engine, handle=buffer) as src, \
+                    ocl.make_memory(dst_desc, engine) as dst, \
+                    ocl.make_stream(engine, queue) as stream, \
+                    dnnl_interop.reorder(src_desc, dst_desc, engine) as primitive:
+                event = ocl.execute(primitive, stream, {dnnl_interop.ARG_FROM: src, dnnl_interop.ARG_TO: dst})
+                event.wait()
+            src_desc.close()
+            dst_desc.close()
+
+    for _ in range(100):  # warm up allocators and caches
+        cycle()
+    gc.collect()
+    queue.finish()
+    # Counted after the warm-up: a PoCL buffer keeps a reference to the last
+    # queue it was used on, once, which is not a leak.
+    start_counts = [obj.get_info(info.REFERENCE_COUNT) for obj, info in counted]
+    before = rss_kb()
+    for _ in range(CYCLES):
+        cycle()
+    gc.collect()
+    queue.finish()
+    grown = rss_kb() - before
+    assert [obj.get_info(info.REFERENCE_COUNT) for obj, info in counted] == start_counts
+    assert grown < RSS_GROWTH_LIMIT_KB, f"RSS grew by {grown} kB over {CYCLES} cycles"
+
+
+def test_cpu_engine_cycles_do_not_grow_memory(real_dnnl):
+    array = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = np.empty((8, 8), np.float32)
+    with dnnl_interop.Engine.cpu() as engine, dnnl_interop.Stream(engine) as stream:
+
+        def cycle():
+            src_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ab")
+            dst_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ba")
+            src = dnnl_interop.Memory(src_desc, engine, array)
+            dst = dnnl_interop.Memory(dst_desc, engine, out)
+            dnnl_interop.reorder(src_desc, dst_desc, engine).execute(
+                stream, {dnnl_interop.ARG_FROM: src, dnnl_interop.ARG_TO: dst}
+            )
+            stream.wait()
+            # no close(): garbage collection must destroy every handle
+
+        for _ in range(100):
+            cycle()
+        gc.collect()
+        before = rss_kb()
+        for _ in range(CYCLES):
+            cycle()
+        gc.collect()
+        grown = rss_kb() - before
+    np.testing.assert_array_equal(out, array.T)
+    assert grown < RSS_GROWTH_LIMIT_KB, f"RSS grew by {grown} kB over {CYCLES} cycles"
+
+
+def test_blob_id_calls_do_not_grow_memory(real_dnnl, pocl_device):
+    expected = ocl.get_engine_cache_blob_id(pocl_device)
+    for _ in range(1000):
+        ocl.get_engine_cache_blob_id(pocl_device)
+    before = rss_kb()
+    for _ in range(100 * CYCLES):
+        assert ocl.get_engine_cache_blob_id(pocl_device) == expected
+    grown = rss_kb() - before
+    assert grown < RSS_GROWTH_LIMIT_KB, f"RSS grew by {grown} kB over {100 * CYCLES} calls"

@@ -25,14 +25,6 @@ _new, _from_buffer, _NULL = ffi.new, ffi.from_buffer, ffi.NULL
 _per_thread = _local()
 
 
-def _size_cell():
-    try:
-        return _per_thread.size
-    except AttributeError:
-        _per_thread.size = _new(_SIZE_POINTER)
-        return _per_thread.size
-
-
 def query_then_fill(
     function: Callable[..., int], name: str, *args: object, attempts: int = MAX_ATTEMPTS
 ) -> bytes:
@@ -42,7 +34,10 @@ def query_then_fill(
     reports another size, the size is queried again and the fill retried, at
     most ``attempts`` times; a refusal while the size holds still is raised.
     """
-    size = _size_cell()
+    try:
+        size = _per_thread.size
+    except AttributeError:
+        size = _per_thread.size = _new(_SIZE_POINTER)
     size[0] = 0
     status = function(*args, size, _NULL)
     if status:

@@ -128,18 +128,22 @@ for platform in cl.get_platforms():
 """
 
 
-@pytest.fixture(scope="module")
-def blob_ids_of_another_process():
+def run_child(code: str, library: str | None = None) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter that finds the wheel's oneDNN itself
+    (or, with ``library``, is told to use that file)."""
     env = dict(os.environ)
     env.pop("DNNL_INTEROP_LIBRARY", None)
     env.pop("LD_LIBRARY_PATH", None)
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD_BLOB_IDS],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    if library is not None:
+        env["DNNL_INTEROP_LIBRARY"] = library
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
+
+
+@pytest.fixture(scope="module")
+def blob_ids_of_another_process():
+    done = run_child(_CHILD_BLOB_IDS)
     assert done.returncode == 0, done.stderr
     ids = {}
     for line in done.stdout.splitlines():
@@ -196,16 +200,7 @@ def test_level_zero_blob_id_of_bogus_handles_does_not_crash():
     """Non-NULL bogus handles go to the (absent) Level Zero loader, not to
     memory: a RUNTIME_ERROR, never a crash. Run in a child process, since a
     machine with a Level Zero loader would dereference them."""
-    env = dict(os.environ)
-    env.pop("DNNL_INTEROP_LIBRARY", None)
-    env.pop("LD_LIBRARY_PATH", None)
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD_FAKE_ZE_HANDLES],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_child(_CHILD_FAKE_ZE_HANDLES)
     assert done.returncode == 0, f"child died ({done.returncode}): {done.stderr}"
     assert done.stdout.split() == ["DnnlRuntimeError", "RUNTIME_ERROR", ZE_FUNCTION]
 
@@ -265,16 +260,7 @@ def test_wrong_handle_types_are_refused_before_c(tmp_path):
     """The TypeError comes before any C call: in a process whose oneDNN
     cannot load (so reaching C would raise LibraryNotFoundError), nothing is
     loaded or even attempted."""
-    env = dict(os.environ)
-    env.pop("LD_LIBRARY_PATH", None)
-    env["DNNL_INTEROP_LIBRARY"] = str(tmp_path / "no-such-libdnnl.so.3")
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD_BAD_TYPES],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_child(_CHILD_BAD_TYPES, library=str(tmp_path / "no-such-libdnnl.so.3"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["TypeError"] * 5 + ["loaded False", "mapped False"]
 

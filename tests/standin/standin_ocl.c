@@ -450,15 +450,9 @@ dnnl_status_t ocl_memory_set_handle(dnnl_memory_t memory, void *handle) {
     if (memory->storage == STORAGE_OCL_BUFFER) {
         if (handle == DNNL_MEMORY_ALLOCATE) return dnnl_invalid_arguments;
         if (handle) CL_CHECK(clRetainMemObject((cl_mem)handle));
-        if (memory->handle) clReleaseMemObject((cl_mem)memory->handle);
-    } else {
-        drop_usm_map_shadow(memory);
-        if (memory->owned)
-            memory->engine->ocl.usm.mem_blocking_free(
-                    memory->engine->ocl.context, memory->handle);
     }
+    ocl_memory_release_storage(memory); /* the old buffer or owned allocation */
     memory->handle = handle;
-    memory->owned = 0;
     return dnnl_success;
 }
 

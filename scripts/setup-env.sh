@@ -22,7 +22,9 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" dpcpp-cpp-rt==2026.1.2 intel-opencl-rt==2026.1.2
 "${pip[@]}" --no-deps onednn==2026.1.0 onednn-devel==2026.1.0
 "${pip[@]}" pyopencl pocl-binary-distribution
-"${pip[@]}" ".[test]"
+# Editable: commands run from this checkout (python -m dnnl_interop ...) then
+# import the built package; tests/test_packaging.py checks the wheel itself.
+"${pip[@]}" --editable ".[test]"
 
 # The Intel CPU OpenCL runtime ships an ICD file naming a placeholder path.
 # Register the installed library in a vendors directory of our own; pyopencl

@@ -1,0 +1,69 @@
+"""The wheel: what `pip install .` gives a user.
+
+The development environment installs the checkout in editable mode, so the
+wheel is built here once and checked on its own: it carries the compiled
+module, the headers and the pure-Python package, never the test stand-in,
+and it works unpacked, away from the source tree.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    (path,) = out.glob("dnnl_interop-*.whl")
+    return path
+
+
+def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for module in ("__init__", "__main__", "_cdef", "_library", "core", "ocl", "ze", "embedding"):
+        assert f"dnnl_interop/{module}.py" in names, module
+    assert any(n.startswith("dnnl_interop/_ffi") and n.endswith(".so") for n in names)
+    assert "dnnl_interop/py.typed" in names
+    headers = {n.rsplit("/", 1)[1] for n in names if n.startswith("dnnl_interop/headers/")}
+    assert headers == {p.name for p in (ROOT / "headers").glob("*.h")}
+
+
+def test_the_wheel_ships_no_test_code(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "standin" in n or n.startswith("tests/") or "build_ffi" in n]
+
+
+def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    code = (
+        "import dnnl_interop, os\n"
+        "from dnnl_interop.embedding import ffibuilder\n"
+        "include = dnnl_interop.get_include()\n"
+        "print(os.path.dirname(dnnl_interop.__file__))\n"
+        "print(include)\n"
+        "print(type(ffibuilder()).__name__)\n"
+        "print(dnnl_interop.version())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    package, include, builder, version = done.stdout.split()
+    assert package == str(tmp_path / "dnnl_interop")
+    assert include == str(tmp_path / "dnnl_interop" / "headers")
+    assert builder == "FFI"
+    assert version == "3.13.2"

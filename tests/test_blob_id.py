@@ -3,7 +3,7 @@
 ``ocl.get_engine_cache_blob_id(device)`` needs no engine, so it is the one
 interop function that does real work here (no Intel GPU). Its bytes have a
 layout oneDNN does not document but that is measured here
-(INTEROP_SPEC.md §2), native-endian with no padding::
+(oneDNN's src/xpu/ocl/capi/engine.cpp writes it), native-endian, no padding::
 
     [size_t len][platform name\\0] [size_t len][device name\\0]
     [size_t len][driver version\\0] int major, minor, patch [size_t len][hash]

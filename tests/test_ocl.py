@@ -5,7 +5,7 @@ they run against the test-only stand-in (``standin_dnnl``). Refusals and
 errors run against both libraries (``dnnl``) and must agree. OpenCL reference
 counts are read with ``clGet*Info(..., REFERENCE_COUNT)`` through pyopencl.
 Ported from oneDNN's tests/gtests/ocl/api/test_{engine,memory_buffer,
-memory_usm,stream}.cpp (INTEROP_SPEC §5).
+memory_usm,stream}.cpp.
 """
 
 from __future__ import annotations

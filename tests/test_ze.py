@@ -3,9 +3,9 @@
 This machine has no Level Zero loader and no Intel GPU. Against real oneDNN
 3.13 the tests pin what the library answers without them: every refusal of
 NULL arguments and of CPU objects, and RUNTIME_ERROR wherever it would have
-to ask Level Zero. The documented Level Zero semantics (INTEROP_SPEC §2, §5:
-oneDNN's own ze/api gtests, ported) run against the stand-in library, whose
-Level Zero handles are opaque fakes. A library without the ZE API (oneDNN
+to ask Level Zero. The documented Level Zero semantics (oneDNN's
+src/xpu/ze/capi/ sources and its own tests/gtests/ze/api tests, ported) run
+against the stand-in library, whose Level Zero handles are opaque fakes. A library without the ZE API (oneDNN
 3.11) must answer every ``ze`` function with MissingFunctionError.
 """
 

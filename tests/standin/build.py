@@ -14,7 +14,7 @@ through it. The stand-in links against the loader of Intel's OpenCL runtime,
 of intel-opencl-rt), because:
 
 * it is the loader real oneDNN uses for these same PoCL and Intel objects in
-  this environment, which is measured to work (RUNTIME.md);
+  this environment, where it is measured to work;
 * its soname is the standard ``libOpenCL.so.1``, so when the tests have
   already preloaded it for real oneDNN, the stand-in shares that copy;
 * it is a self-contained Khronos loader. pyopencl's bundled loader (ocl-icd,

@@ -8,10 +8,10 @@ object exposing one through ``int_ptr`` (pyopencl's convention) or
 
 from __future__ import annotations
 
-
 from ._ffi import ffi
 
 _POINTER_KINDS = ("pointer", "array")
+_VOID_POINTER = ffi.typeof("void *")
 _CData = ffi.CData
 _cast = ffi.cast
 _MAX_ADDRESS = 2 ** (8 * ffi.sizeof("void *")) - 1
@@ -21,43 +21,101 @@ def as_handle(obj: object, ctype, what: str):
     """``obj`` as a cdata of pointer type ``ctype``; ``what`` names it in errors.
 
     ``ctype`` is a cffi type or its name. Resolve names once with
-    ``ffi.typeof`` on hot paths: a string costs a lookup per call.
+    ``ffi.typeof`` on hot paths: a string costs a lookup per call. An object
+    that holds another kind of handle (a ``pyopencl.Context`` given as a
+    device, a ``dnnl_interop.Engine`` given as a buffer, a cffi pointer of
+    another handle type) raises TypeError: OpenCL runtimes may crash on it.
     """
     if isinstance(obj, _CData):  # first: a failed attribute lookup on cdata is slow
-        if ffi.typeof(obj).kind not in _POINTER_KINDS:
-            raise TypeError(f"{what}: expected a pointer, got {ffi.typeof(obj).cname}")
+        kind = ffi.typeof(obj)
+        if (ctype, kind) not in _accepted:
+            _check_kind(ctype, kind, what)
         return _cast(ctype, obj)
     try:
         address = obj.int_ptr  # pyopencl objects
     except AttributeError:
         return _from_int(obj, ctype, what)
     try:
-        return _casts[ctype][address]
+        return _casts[ctype, type(obj)][address]
     except KeyError:
-        return _cast_and_keep(ctype, address)
+        return _cast_and_keep(ctype, obj, address, what)
 
 
 # A cast is a pure function of (type, address) and costs more than a dict
-# lookup, so the handles of long-lived objects (devices, contexts) are kept.
+# lookup, so the handles of long-lived objects (devices, contexts) are kept,
+# per target type and class of the object they came from.
 _casts: dict = {}
-_CASTS_PER_TYPE = 256
+_CASTS_PER_KEY = 256
+# (target type, class or cdata type) pairs found to hold the right handles.
+_accepted: set = set()
+
+# The pyopencl classes whose objects hold each kind of OpenCL handle.
+_PYOPENCL_CLASSES = {
+    "cl_platform_id": ("Platform",),
+    "cl_device_id": ("Device",),
+    "cl_context": ("Context",),
+    "cl_command_queue": ("CommandQueue",),
+    "cl_mem": ("MemoryObjectHolder",),
+    "cl_event": ("Event",),
+    "void *": ("MemoryObjectHolder", "SVMPointer"),  # memory: a cl_mem or a USM pointer
+}
+# cffi resolves typedefs (cl_device_id is "struct _cl_device_id *"): key by type.
+_ALLOWED = {ffi.typeof(name): classes for name, classes in _PYOPENCL_CLASSES.items()}
+_NAMES = {ffi.typeof(name): name for name in _PYOPENCL_CLASSES}
+_NAMES[ffi.typeof("void *")] = "memory handle (a cl_mem or a USM pointer)"
 
 
-def _cast_and_keep(ctype, address: int):
-    by_address = _casts.setdefault(ctype, {})
-    if len(by_address) >= _CASTS_PER_TYPE:
+def _ctype(ctype):
+    return ffi.typeof(ctype) if isinstance(ctype, str) else ctype
+
+
+def _type_name(ctype) -> str:
+    """The name users know a handle type by (cl_device_id, not struct _cl_device_id *)."""
+    ctype = _ctype(ctype)
+    return _NAMES.get(ctype, ctype.cname)
+
+
+def _cast_and_keep(ctype, obj: object, address: int, what: str):
+    key = (ctype, type(obj))
+    if key not in _casts:
+        _check_class(ctype, type(obj), what)
+        _casts[key] = {}
+    by_address = _casts[key]
+    if len(by_address) >= _CASTS_PER_KEY:
         by_address.clear()
     pointer = by_address[address] = _cast(ctype, address)
     return pointer
+
+
+def _check_class(ctype, cls: type, what: str) -> None:
+    """Refuse objects of a class that holds another kind of handle."""
+    name = _type_name(ctype)
+    if any(base.__module__.startswith("pyopencl") for base in cls.__mro__):
+        expected = _ALLOWED.get(_ctype(ctype), ())  # a Level Zero handle: none
+        if not any(base.__name__ in expected for base in cls.__mro__):
+            raise TypeError(f"{what}: expected a {name}, got a pyopencl.{cls.__name__}")
+    elif cls.__module__.startswith("dnnl_interop") and not issubclass(cls, Handle):
+        raise TypeError(f"{what}: expected a {name}, got a dnnl_interop.{cls.__name__}")
+
+
+def _check_kind(ctype, kind, what: str) -> None:
+    """Refuse cffi pointers of another handle type (void * passes)."""
+    if kind.kind not in _POINTER_KINDS:
+        raise TypeError(f"{what}: expected a pointer, got {kind.cname}")
+    target = _ctype(ctype)
+    if kind is not target and kind is not _VOID_POINTER:
+        is_handle = kind.kind == "pointer" and kind.item.kind == "struct"  # opaque handle types
+        if target is not _VOID_POINTER or is_handle:
+            raise TypeError(f"{what}: expected a {_type_name(target)}, got a {kind.cname}")
+    _accepted.add((ctype, kind))
 
 
 def _from_int(obj: object, ctype, what: str):
     if obj is None:
         return ffi.NULL
     if isinstance(obj, (bool, float)) or not hasattr(obj, "__int__"):
-        name = ctype if isinstance(ctype, str) else ctype.cname
         raise TypeError(
-            f"{what}: expected a {name} as a cffi pointer, an int, "
+            f"{what}: expected a {_type_name(ctype)} as a cffi pointer, an int, "
             f"or an object with int_ptr; got {type(obj).__name__}"
         )
     address = int(obj)

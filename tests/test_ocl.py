@@ -122,6 +122,49 @@ def test_interop_getters_refuse_a_cpu_engine(dnnl):
                 getter(cpu)
 
 
+_WRONG_KINDS = """
+import pyopencl as cl, dnnl_interop as dnnl
+from dnnl_interop import ocl
+from dnnl_interop._ffi import ffi
+device = [p for p in cl.get_platforms() if "Portable" in p.name][0].get_devices()[0]
+context = cl.Context([device])
+queue = cl.CommandQueue(context)
+engine = dnnl.Engine.cpu()
+desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+calls = {
+    "context as device": lambda: ocl.get_engine_cache_blob_id(context),
+    "queue as device": lambda: ocl.get_engine_cache_blob_id(queue),
+    "engine as device": lambda: ocl.get_engine_cache_blob_id(engine),
+    "engine handle as device": lambda: ocl.get_engine_cache_blob_id(engine.handle),
+    "context handle as device": lambda: ocl.make_engine(ffi.cast("cl_context", context.int_ptr), context),
+    "device as context": lambda: ocl.make_engine(device, device),
+    "context as queue": lambda: ocl.make_stream(engine, context),
+    "context as buffer": lambda: ocl.make_memory(desc, engine, ocl.MemoryKind.BUFFER, context),
+    "engine as buffer": lambda: ocl.make_memory(desc, engine, ocl.MemoryKind.BUFFER, engine),
+    "queue as dependency": lambda: ocl.execute(dnnl.reorder(desc, desc, engine), dnnl.Stream(engine), {}, [queue]),
+}
+for name, call in calls.items():
+    try:
+        call()
+    except TypeError:
+        print("TypeError")
+    else:
+        print("accepted", name)
+"""
+
+
+def test_objects_holding_another_kind_of_handle_are_refused_before_c(real_dnnl):
+    # PoCL crashes the process when, say, a context reaches clGetDeviceInfo:
+    # hence a child process, so a regression fails this test, not the run.
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", _WRONG_KINDS], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["TypeError"] * 10
+
+
 # --- cache blobs -----------------------------------------------------------------
 
 

@@ -243,7 +243,10 @@ class Memory(Owned):
     ``ze.make_memory``.
     """
 
-    __slots__ = ()
+    # The handle to execute with: None while closed or without a buffer, on
+    # which oneDNN would crash. Kept apart so execute checks it for free.
+    # _size is the bytes its buffer holds (the descriptor's size).
+    __slots__ = ("_executable", "_size")
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
@@ -257,6 +260,18 @@ class Memory(Owned):
             "dnnl_memory_create",
         )
         self._adopt(out[0], keep=(desc, engine, kept))
+        self._use_data((pointer,), kept)
+
+    @classmethod
+    def _wrap(cls, handle, desc: MemoryDesc, engine: Engine, pointers, kept) -> Memory:
+        """A Memory for a handle an interop function made from ``pointers``."""
+        memory = cls._from_handle(handle, keep=(desc, engine, kept))
+        memory._use_data(pointers, kept)
+        return memory
+
+    def close(self) -> None:
+        self._executable = None
+        super().close()
 
     @property
     def desc(self) -> MemoryDesc:
@@ -277,7 +292,7 @@ class Memory(Owned):
         """Point the memory at another buffer (kept alive like the first)."""
         pointer, kept = data_pointer(buffer, self.desc.size, "buffer")
         check(lib.dnnl_memory_set_data_handle(self.handle, pointer), "dnnl_memory_set_data_handle")
-        self._keep_data(kept)
+        self._use_data((pointer,), kept)
 
     def map_data(self):
         """Map the data into host memory; returns a ``void *`` cffi pointer.
@@ -297,9 +312,12 @@ class Memory(Owned):
             "dnnl_memory_unmap_data",
         )
 
-    def _keep_data(self, data: object) -> None:
-        """Keep ``data`` (what the memory now points at) alive instead of the old."""
-        self._keep = self._keep[:2] + (data,)
+    def _use_data(self, pointers, kept: object) -> None:
+        """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
+        self._keep = self._keep[:2] + (kept,)
+        self._size = self.desc.size
+        has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
+        self._executable = self._handle if has_data else None
 
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
@@ -307,29 +325,52 @@ _new, _NULL = ffi.new, ffi.NULL
 _primitive_execute = lib.dnnl_primitive_execute
 
 
-def _exec_arg(index: int, memory: Memory | None):
+def _exec_arg(index: int, memory: Memory | None, sizes: Mapping[int, int]):
     if memory is None:
         return (index, ffi.NULL)
-    return (index, _as(memory, Memory, f"args[{index!r}]"))
+    what = f"args[{index!r}]"
+    handle = _as(memory, Memory, what)
+    if memory._executable is None:
+        raise ValueError(
+            f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
+            "(set_data_handle, ocl.set_mem_object) before executing"
+        )
+    if memory._size < sizes.get(index, 0):
+        raise ValueError(
+            f"{what}: the memory holds {memory._size} bytes, the primitive "
+            f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
+        )
+    return (index, handle)
 
 
-def _exec_args(args: Mapping[int, Memory | None]):
-    """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL."""
+def _exec_args(args: Mapping[int, Memory | None], sizes: Mapping[int, int]):
+    """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL.
+
+    ``sizes`` holds the bytes the primitive reads or writes at each index:
+    oneDNN does not check the memories it is given, and a smaller buffer
+    would be overrun.
+    """
     try:  # the usual case: cffi checks that each handle is a dnnl_memory_t
-        return _new(_EXEC_ARGS, [(i, _NULL if m is None else m._handle) for i, m in args.items()])
-    except (TypeError, AttributeError):
-        pass  # closed or foreign values: build it again, checking each one
+        return _new(
+            _EXEC_ARGS,
+            [
+                (i, _NULL if m is None else m._executable if m._size >= sizes[i] else None)
+                for i, m in args.items()
+            ],
+        )
+    except (TypeError, AttributeError, KeyError):
+        pass  # closed, buffer-less, too small, foreign or unknown: check each one
     try:
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    return _new(_EXEC_ARGS, [_exec_arg(i, m) for i, m in items])
+    return _new(_EXEC_ARGS, [_exec_arg(i, m, sizes) for i, m in items])
 
 
 class Primitive(Owned):
     """A primitive ready to execute (``dnnl_primitive_t``)."""
 
-    __slots__ = ()
+    __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
@@ -340,7 +381,7 @@ class Primitive(Owned):
 
     def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
         """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``."""
-        c_args = _exec_args(args)
+        c_args = _exec_args(args, self._arg_sizes)
         # Attributes rather than the checking properties on this hot path;
         # a closed or wrong object takes the checked route to its error.
         primitive = self._handle
@@ -374,4 +415,6 @@ def reorder(
         check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
     finally:
         check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
-    return Primitive._from_handle(out[0], keep=(engine, dst_engine))
+    primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
+    primitive._arg_sizes = {lib.DNNL_ARG_FROM: src_desc.size, lib.DNNL_ARG_TO: dst_desc.size}
+    return primitive

@@ -190,11 +190,12 @@ def make_memory(
         )
     else:
         pointer, kept = data_pointer(handle, desc.size, "handle")
+        pointers = (pointer,)
         check(
             lib.dnnl_ocl_interop_memory_create(out, md, eng, int(kind), pointer),
             "dnnl_ocl_interop_memory_create",
         )
-    return Memory._from_handle(out[0], keep=(desc, engine, kept))
+    return Memory._wrap(out[0], desc, engine, pointers, kept)
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
@@ -220,13 +221,12 @@ def get_mem_object(memory: Memory):
 
 def set_mem_object(memory: Memory, buffer: object) -> None:
     """Make the memory use ``buffer`` (oneDNN retains it; None clears)."""
+    handle = as_handle(buffer, "cl_mem", "buffer")
     check(
-        lib.dnnl_ocl_interop_memory_set_mem_object(
-            _as(memory, Memory, "memory"), as_handle(buffer, "cl_mem", "buffer")
-        ),
+        lib.dnnl_ocl_interop_memory_set_mem_object(_as(memory, Memory, "memory"), handle),
         "dnnl_ocl_interop_memory_set_mem_object",
     )
-    memory._keep_data(buffer)
+    memory._use_data((handle,), buffer)
 
 
 def execute(
@@ -240,14 +240,16 @@ def execute(
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
     reference is the caller's), or None on an in-order queue.
     """
-    c_args = _exec_args(args)
+    prim = _as(primitive, Primitive, "primitive")
+    strm = _as(stream, Stream, "stream")
+    c_args = _exec_args(args, primitive._arg_sizes)
     events = [as_handle(event, "cl_event", "deps") for event in deps]
     c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
     event = ffi.new("cl_event *")
     check(
         lib.dnnl_ocl_interop_primitive_execute(
-            _as(primitive, Primitive, "primitive"),
-            _as(stream, Stream, "stream"),
+            prim,
+            strm,
             len(c_args),
             c_args,
             c_deps,

@@ -295,7 +295,7 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
         lib.dnnl_ze_interop_memory_create(out, md, eng, len(array), array),
         "dnnl_ze_interop_memory_create",
     )
-    return Memory._from_handle(out[0], keep=(desc, engine, tuple(keep)))
+    return Memory._wrap(out[0], desc, engine, pointers, tuple(keep))
 
 
 # --- execution -----------------------------------------------------------------
@@ -317,7 +317,7 @@ def execute(
     """
     prim = _as(primitive, Primitive, "primitive")
     strm = _as(stream, Stream, "stream")
-    c_args = _exec_args(args)
+    c_args = _exec_args(args, primitive._arg_sizes)
     events = [_handle(event, Event, f"deps[{i}]") for i, event in enumerate(deps)]
     c_deps = ffi.new("ze_event_handle_t[]", events) if events else ffi.NULL
     event = ffi.new("ze_event_handle_t *")

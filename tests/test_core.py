@@ -155,6 +155,63 @@ def test_execute_checks_its_arguments(engine, stream):
             primitive.execute(stream, {})  # a reorder needs its source and destination
 
 
+_EXECUTE_WITHOUT_BUFFER = """
+import dnnl_interop as dnnl
+engine = dnnl.Engine.cpu()
+stream = dnnl.Stream(engine)
+desc = dnnl.MemoryDesc((4, 4), "f32", "ab")
+empty, full = dnnl.Memory(desc, engine, dnnl.MEMORY_NONE), dnnl.Memory(desc, engine)
+primitive = dnnl.reorder(desc, desc, engine)
+for args in ({dnnl.ARG_FROM: empty, dnnl.ARG_TO: full}, {dnnl.ARG_FROM: full, dnnl.ARG_TO: empty}):
+    try:
+        primitive.execute(stream, args)
+    except ValueError as exc:
+        print("ValueError", "no buffer" in str(exc))
+big = dnnl.reorder(*[dnnl.MemoryDesc((512, 512), "f32", "ab")] * 2, engine)
+for args in ({dnnl.ARG_FROM: full, dnnl.ARG_TO: dnnl.Memory(big_desc := dnnl.MemoryDesc((512, 512), "f32", "ab"), engine)},
+             {dnnl.ARG_FROM: dnnl.Memory(big_desc, engine), dnnl.ARG_TO: full}):
+    try:
+        big.execute(stream, args)
+    except ValueError as exc:
+        print("ValueError", "holds 64 bytes" in str(exc))
+"""
+
+
+def test_executing_memory_without_buffer_or_too_small_is_refused_before_c(real_dnnl):
+    # Real oneDNN reads through the NULL buffer and crashes the process:
+    # hence a child process, so a regression fails this test, not the run.
+    done = subprocess.run(
+        [sys.executable, "-c", _EXECUTE_WITHOUT_BUFFER], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ValueError", "True"] * 4
+
+
+def test_a_memory_larger_than_the_primitive_needs_is_accepted(engine, stream):
+    desc, larger = dnnl.MemoryDesc((2, 2), "f32", "ab"), dnnl.MemoryDesc((4, 4), "f32", "ab")
+    array, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    with dnnl.Memory(larger, engine, array) as src, dnnl.Memory(larger, engine, out) as dst, \
+            dnnl.reorder(desc, desc, engine) as primitive:
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        stream.wait()
+    np.testing.assert_array_equal(out[:4], array[:4])  # the primitive's 2x2 elements
+    assert not out[4:].any()
+
+
+def test_a_memory_given_a_buffer_later_executes(engine, stream):
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    array, out = np.arange(4, dtype=np.float32).reshape(2, 2), np.zeros((2, 2), np.float32)
+    with dnnl.Memory(desc, engine, dnnl.MEMORY_NONE) as src, dnnl.Memory(desc, engine, out) as dst, \
+            dnnl.reorder(desc, desc, engine) as primitive:
+        src.set_data_handle(array)
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        stream.wait()
+        src.set_data_handle(dnnl.MEMORY_NONE)
+        with pytest.raises(ValueError, match="no buffer"):
+            primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    np.testing.assert_array_equal(out, array)
+
+
 # --- ownership -------------------------------------------------------------------
 
 

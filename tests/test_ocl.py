@@ -458,6 +458,23 @@ def test_reorders_through_opencl_match_numpy(engine, context, rows, cols, out_of
     assert (event is None) == (not out_of_order)
 
 
+def test_memory_without_a_buffer_executes_only_once_it_has_one(engine, context):
+    desc = f32_desc((2, 2), "ab")
+    buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, desc.size)
+    with ocl.make_memory(desc, engine, handle=dnnl_interop.MEMORY_NONE) as src, \
+            ocl.make_memory(desc, engine) as dst, \
+            ocl.make_stream(engine, cl.CommandQueue(context)) as stream, \
+            dnnl_interop.reorder(desc, desc, engine) as primitive:
+        args = {dnnl_interop.ARG_FROM: src, dnnl_interop.ARG_TO: dst}
+        with pytest.raises(ValueError, match="no buffer"):
+            ocl.execute(primitive, stream, args)
+        ocl.set_mem_object(src, buffer)
+        assert ocl.execute(primitive, stream, args) is None
+        ocl.set_mem_object(src, None)
+        with pytest.raises(ValueError, match="no buffer"):
+            ocl.execute(primitive, stream, args)
+
+
 def test_a_primitive_of_another_engine_is_refused(engine, pocl_device, context):
     desc = f32_desc((2, 2), "ab")
     with ocl.make_engine(pocl_device, context) as other, dnnl_interop.reorder(desc, desc, other) as primitive:

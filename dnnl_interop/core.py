@@ -9,6 +9,7 @@ wraps; a :class:`Primitive` keeps its engine.
 from __future__ import annotations
 
 import enum
+from _weakref import ref as _weak_reference
 from collections.abc import Iterable, Mapping
 
 from ._ffi import ffi, lib
@@ -114,12 +115,34 @@ def _as(obj, cls, what: str):
 
 
 class Engine(Owned):
-    """An execution engine (``dnnl_engine_t``)."""
+    """An execution engine (``dnnl_engine_t``).
 
-    __slots__ = ()
+    Closing an engine closes its streams first: oneDNN streams do not retain
+    their engine, so one must never outlive it. (Memory and primitives do
+    retain theirs inside oneDNN.)
+    """
+
+    __slots__ = ("_streams",)  # weak references to the streams on this engine
     _ctype = "dnnl_engine_t"
     _destroy = lib.dnnl_engine_destroy
     _destroy_name = "dnnl_engine_destroy"
+
+    def _adopt(self, handle, keep: tuple = ()) -> None:
+        super()._adopt(handle, keep)
+        self._streams = []
+
+    def _add_stream(self, stream: Stream) -> None:
+        if len(self._streams) >= 64:  # forget streams already gone
+            self._streams = [ref for ref in self._streams if ref() is not None]
+        self._streams.append(_weak_reference(stream))
+
+    def close(self) -> None:
+        for ref in getattr(self, "_streams", ()):
+            stream = ref()
+            if stream is not None:
+                stream.close()
+        self._streams = []
+        super().close()
 
     def __init__(self, kind: EngineKind = EngineKind.CPU, index: int = 0):
         out = self._new_out()
@@ -153,6 +176,10 @@ class Stream(Owned):
     _ctype = "dnnl_stream_t"
     _destroy = lib.dnnl_stream_destroy
     _destroy_name = "dnnl_stream_destroy"
+
+    def _adopt(self, handle, keep: tuple = ()) -> None:
+        super()._adopt(handle, keep)
+        keep[0]._add_stream(self)  # keep[0] is the engine
 
     def __init__(self, engine: Engine, in_order: bool = True):
         flags = lib.dnnl_stream_in_order if in_order else lib.dnnl_stream_out_of_order
@@ -326,6 +353,8 @@ _primitive_execute = lib.dnnl_primitive_execute
 
 
 def _exec_arg(index: int, memory: Memory | None, sizes: Mapping[int, int]):
+    if not isinstance(index, int):
+        raise TypeError(f"args: keys are ARG_* indices (ints), got {index!r}")
     if memory is None:
         return (index, ffi.NULL)
     what = f"args[{index!r}]"

@@ -262,6 +262,21 @@ def test_a_stream_keeps_its_engine_alive(real_dnnl):
     assert engine_ref() is None
 
 
+def test_closing_an_engine_closes_its_streams_first(real_dnnl):
+    # A oneDNN stream must not outlive its engine; memory and primitives
+    # retain theirs inside oneDNN and stay usable.
+    engine = dnnl.Engine.cpu()
+    streams = [dnnl.Stream(engine) for _ in range(3)]
+    desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
+    memory = dnnl.Memory(desc, engine)
+    engine.close()
+    assert all(stream.closed for stream in streams)
+    with pytest.raises(dnnl.ClosedObjectError):
+        streams[0].wait()
+    assert not memory.closed and memory.data_handle != 0
+    memory.close()
+
+
 def test_memory_keeps_its_array_and_engine_alive(real_dnnl):
     engine = dnnl.Engine.cpu()
     array = np.zeros((2, 2), np.float32)

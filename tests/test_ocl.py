@@ -223,6 +223,17 @@ def test_a_stream_keeps_its_engine_alive(standin_dnnl, pocl_device, context):
     assert engine_ref() is None
 
 
+def test_closing_the_engine_closes_its_streams_and_releases_their_queues(
+    standin_dnnl, pocl_device, context
+):
+    queue = cl.CommandQueue(context)
+    engine = ocl.make_engine(pocl_device, context)
+    stream = ocl.make_stream(engine, queue)
+    assert refcount(queue) == 2
+    engine.close()
+    assert stream.closed and refcount(queue) == 1
+
+
 def test_a_queue_of_another_context_is_refused(engine, pocl_device):
     other = cl.CommandQueue(cl.Context([pocl_device]))
     with pytest.raises(dnnl_interop.InvalidArgumentsError, match="dnnl_ocl_interop_stream_create"):

@@ -237,6 +237,16 @@ class MemoryDesc(Owned):
         return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r}{closed})"
 
 
+def check_holds(data: object, size: int, what: str) -> None:
+    """Refuse a buffer object that says it holds fewer than ``size`` bytes.
+
+    pyopencl memory objects report their size; oneDNN would overrun them.
+    """
+    held = getattr(data, "size", None) if hasattr(data, "int_ptr") else None
+    if isinstance(held, int) and held < size:
+        raise ValueError(f"{what}: {held} bytes, the descriptor needs {size}")
+
+
 def data_pointer(data: object, size: int, what: str):
     """``(void *, object to keep alive)`` for a memory's data argument.
 
@@ -248,6 +258,7 @@ def data_pointer(data: object, size: int, what: str):
     if isinstance(data, Owned):
         raise TypeError(f"{what}: expected a data pointer, got a dnnl_interop.{type(data).__name__}")
     if data is None or isinstance(data, (int, ffi.CData)) or hasattr(data, "int_ptr"):
+        check_holds(data, size, what)
         return as_handle(data, _VOID_POINTER, what), data
     try:
         pointer = ffi.from_buffer("char[]", data, require_writable=True)

@@ -31,6 +31,7 @@ from .core import (
     Stream,
     _as,
     _exec_args,
+    check_holds,
     data_pointer,
 )
 from .errors import check
@@ -221,9 +222,11 @@ def get_mem_object(memory: Memory):
 
 def set_mem_object(memory: Memory, buffer: object) -> None:
     """Make the memory use ``buffer`` (oneDNN retains it; None clears)."""
+    c_memory = _as(memory, Memory, "memory")
     handle = as_handle(buffer, "cl_mem", "buffer")
+    check_holds(buffer, memory.desc.size, "buffer")
     check(
-        lib.dnnl_ocl_interop_memory_set_mem_object(_as(memory, Memory, "memory"), handle),
+        lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, handle),
         "dnnl_ocl_interop_memory_set_mem_object",
     )
     memory._use_data((handle,), buffer)

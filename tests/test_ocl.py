@@ -281,6 +281,17 @@ def test_a_user_buffer_round_trips_and_is_released_with_the_memory(engine, conte
     assert refcount(buffer) == 1
 
 
+def test_a_pyopencl_buffer_smaller_than_the_descriptor_is_refused(engine, context):
+    desc = f32_desc((4, 4), "ab")
+    small = cl.Buffer(context, cl.mem_flags.READ_WRITE, desc.size - 4)
+    with pytest.raises(ValueError, match="needs 64"):
+        ocl.make_memory(desc, engine, handle=small)
+    with ocl.make_memory(desc, engine) as memory:
+        with pytest.raises(ValueError, match="needs 64"):
+            ocl.set_mem_object(memory, small)
+    assert refcount(small) == 1
+
+
 def test_set_mem_object_replaces_and_clears_the_buffer(engine, context):
     desc = f32_desc((2, 2), "ab")
     first = cl.Buffer(context, cl.mem_flags.READ_WRITE, desc.size)

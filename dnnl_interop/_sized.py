@@ -38,7 +38,8 @@ def query_then_fill(
         size = _per_thread.size
     except AttributeError:
         size = _per_thread.size = _new(_SIZE_POINTER)
-    size[0] = 0
+    # Not zeroed first: oneDNN writes *size on every successful query, and
+    # whatever the cell holds, a fill is only ever given exactly that many bytes.
     # Calls take ready-made tuples: f(*args, size, x) would build a list and
     # then a tuple on every call, which costs as much as a third of a C call.
     status = function(*(args + (size, _NULL)))

@@ -94,7 +94,14 @@ def _check_class(ctype, cls: type, what: str) -> None:
         expected = _ALLOWED.get(_ctype(ctype), ())  # a Level Zero handle: none
         if not any(base.__name__ in expected for base in cls.__mro__):
             raise TypeError(f"{what}: expected a {name}, got a pyopencl.{cls.__name__}")
-    elif cls.__module__.startswith("dnnl_interop") and not issubclass(cls, Handle):
+    elif issubclass(cls, Handle):  # holds the handles of its own _ctype
+        held, target = _ctype(cls._ctype), _ctype(ctype)
+        if held is target or held is _VOID_POINTER:
+            return
+        if target is _VOID_POINTER:
+            raise TypeError(f"{what}: expected a {name}, got a {_type_name(held)} handle")
+        raise TypeError(f"{what}: expected a {name}, got a {cls.__name__}")
+    elif cls.__module__.startswith("dnnl_interop"):
         raise TypeError(f"{what}: expected a {name}, got a dnnl_interop.{cls.__name__}")
 
 
@@ -106,7 +113,7 @@ def _check_kind(ctype, kind, what: str) -> None:
     if kind is not target and kind is not _VOID_POINTER:
         is_handle = kind.kind == "pointer" and kind.item.kind == "struct"  # opaque handle types
         if target is not _VOID_POINTER or is_handle:
-            raise TypeError(f"{what}: expected a {_type_name(target)}, got a {kind.cname}")
+            raise TypeError(f"{what}: expected a {_type_name(target)}, got a {_type_name(kind)}")
     _accepted.add((ctype, kind))
 
 
@@ -145,15 +152,20 @@ class Handle:
     keeps the native object alive nor frees it. It is accepted wherever a
     handle is (it has ``__int__`` and ``int_ptr``), compares and hashes by
     kind and address, and ``.ptr`` is the typed cffi pointer. Subclasses set
-    ``_ctype``.
+    ``_ctype``, the C type they hold: :func:`as_handle` refuses them for any
+    other handle type, and names that type after them in its messages.
     """
 
     __slots__ = ("_address",)
     _ctype = "void *"
+    _family = ""  # how messages name this family of handles ("Level Zero")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_ctype" in vars(cls):
+            _NAMES[ffi.typeof(cls._ctype)] = f"{cls._family} {cls.__name__}".strip()
 
     def __init__(self, handle: object = None):
-        if isinstance(handle, Handle) and not isinstance(handle, type(self)):
-            raise TypeError(f"expected a {type(self).__name__}, got a {type(handle).__name__}")
         address = address_of(as_handle(handle, self._ctype, type(self).__name__))
         object.__setattr__(self, "_address", address)
 

@@ -27,7 +27,6 @@ from collections.abc import Iterable, Mapping
 
 from ._ffi import ffi, lib
 from ._handles import Handle, as_bytes, as_handle
-from ._owned import Owned
 from ._sized import query_then_fill
 from .core import (
     MEMORY_ALLOCATE,
@@ -71,6 +70,7 @@ class ZeHandle(Handle):
     """
 
     __slots__ = ()
+    _family = "Level Zero"
 
 
 class Driver(ZeHandle):
@@ -110,25 +110,10 @@ class Event(ZeHandle):
 
 _KINDS = (Driver, Device, Context, CommandList, Event)
 _TYPE_OF = {kind: ffi.typeof(kind._ctype) for kind in _KINDS}  # resolved once
-_KIND_OF = {ctype: kind for kind, ctype in _TYPE_OF.items()}
-_VOID_P = ffi.typeof("void *")
 
 
 def _handle(obj: object, kind: type[ZeHandle], what: str):
-    """``obj`` as a ``kind._ctype`` cdata; refuses handles of another kind."""
-    if isinstance(obj, Owned):
-        raise TypeError(
-            f"{what}: expected a Level Zero {kind.__name__} handle, "
-            f"got a dnnl_interop.{type(obj).__name__}"
-        )
-    if isinstance(obj, ZeHandle):
-        other = type(obj)
-    elif isinstance(obj, ffi.CData):
-        other = _KIND_OF.get(ffi.typeof(obj), kind)
-    else:
-        other = kind
-    if other is not kind:
-        raise TypeError(f"{what}: expected a Level Zero {kind.__name__}, got a {other.__name__}")
+    """``obj`` as a ``kind._ctype`` cdata (as_handle refuses handles of another kind)."""
     return as_handle(obj, _TYPE_OF[kind], what)
 
 
@@ -257,13 +242,6 @@ def get_list(stream: Stream) -> CommandList | None:
 # --- memory --------------------------------------------------------------------
 
 
-def _usm_pointer(handle: object, size: int, what: str):
-    """``(void *, object to keep)`` for one memory handle (see core.data_pointer)."""
-    if isinstance(handle, ZeHandle):
-        raise TypeError(f"{what}: expected a USM pointer, got a Level Zero {type(handle).__name__}")
-    return data_pointer(handle, size, what)
-
-
 def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOCATE) -> Memory:
     """A memory object on a Level Zero engine.
 
@@ -286,7 +264,7 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
         given, names = [handles], ["handles"]
     pointers, keep = [], []
     for index, (handle, name) in enumerate(zip(given, names)):
-        pointer, kept = _usm_pointer(handle, lib.dnnl_memory_desc_get_size_v2(md, index), name)
+        pointer, kept = data_pointer(handle, lib.dnnl_memory_desc_get_size_v2(md, index), name)
         pointers.append(pointer)
         keep.append(kept)
     array = ffi.new("void *[]", pointers)

@@ -142,6 +142,8 @@ calls = {
     "context as buffer": lambda: ocl.make_memory(desc, engine, ocl.MemoryKind.BUFFER, context),
     "engine as buffer": lambda: ocl.make_memory(desc, engine, ocl.MemoryKind.BUFFER, engine),
     "queue as dependency": lambda: ocl.execute(dnnl.reorder(desc, desc, engine), dnnl.Stream(engine), {}, [queue]),
+    "level zero device as device": lambda: ocl.get_engine_cache_blob_id(dnnl.ze.Device(0x1000)),
+    "level zero context as buffer": lambda: ocl.make_memory(desc, engine, ocl.MemoryKind.USM, dnnl.ze.Context(0x10)),
 }
 for name, call in calls.items():
     try:
@@ -162,7 +164,7 @@ def test_objects_holding_another_kind_of_handle_are_refused_before_c(real_dnnl):
         [sys.executable, "-c", _WRONG_KINDS], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["TypeError"] * 10
+    assert done.stdout.split() == ["TypeError"] * 12
 
 
 # --- cache blobs -----------------------------------------------------------------

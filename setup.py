@@ -1,4 +1,76 @@
-# cffi's build hook; all other metadata lives in pyproject.toml.
-from setuptools import setup
+"""Build hooks; all other metadata lives in pyproject.toml.
 
-setup(cffi_modules=["build_ffi.py:ffibuilder"])
+* ``cffi_modules``: the ``dnnl_interop._ffi`` extension (build_ffi.py).
+* ``NATIVE_LIBRARIES``: plain C shared libraries (no Python module, no
+  libpython, no OpenCL SDK) that ship inside the package for test support,
+  e.g. the emulated-GPU OpenCL loader layer. Add one entry to add one.
+"""
+
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+KHRONOS_HEADERS = Path("headers") / "khronos"
+
+
+class NativeLibrary(Extension):
+    """A shared library installed as ``<package dir>/<last part of name>.so``.
+
+    ``name`` is dotted like a module's (``package.libfoo``) but the file is a
+    plain library: no ``PyInit_`` symbol, no ABI tag, only the symbols the
+    source marks visible (it is compiled with ``-fvisibility=hidden``).
+    """
+
+    def __init__(self, name: str, sources: list[str], include_dirs: list[str] = (), **kwargs):
+        headers = [str(path) for directory in include_dirs for path in sorted(Path(directory).glob("*.h"))]
+        super().__init__(
+            name,
+            sources=sources,
+            include_dirs=list(include_dirs),
+            depends=headers,  # rebuild when they change; the sdist carries them
+            extra_compile_args=["-fvisibility=hidden"],
+            py_limited_api=False,
+            **kwargs,
+        )
+
+
+NATIVE_LIBRARIES = []
+if sys.platform.startswith("linux"):
+    NATIVE_LIBRARIES += [
+        NativeLibrary(
+            "dnnl_interop.testing.libdnnl_interop_emulated_gpu",
+            sources=["dnnl_interop/testing/_emulated_gpu_layer.c"],
+            include_dirs=[str(KHRONOS_HEADERS)],
+        ),
+    ]
+
+
+class BuildExt(build_ext):
+    """build_ext that names, exports and links :class:`NativeLibrary` entries plainly."""
+
+    def _native(self, name: str) -> bool:
+        # distutils asks with the full dotted name and with its last part alone.
+        return any(
+            isinstance(ext, NativeLibrary) and name in (ext.name, ext.name.rpartition(".")[2])
+            for ext in self.extensions
+        )
+
+    def get_ext_filename(self, fullname: str) -> str:
+        if self._native(fullname):
+            return str(Path(*fullname.split("."))) + ".so"
+        return super().get_ext_filename(fullname)
+
+    def get_export_symbols(self, ext):
+        return [] if isinstance(ext, NativeLibrary) else super().get_export_symbols(ext)
+
+    def get_libraries(self, ext):
+        return list(ext.libraries) if isinstance(ext, NativeLibrary) else super().get_libraries(ext)
+
+
+setup(
+    cffi_modules=["build_ffi.py:ffibuilder"],
+    ext_modules=NATIVE_LIBRARIES,
+    cmdclass={"build_ext": BuildExt},
+)

@@ -67,7 +67,6 @@ import hashlib
 import logging
 import os
 import re
-import secrets
 import stat
 import struct
 import threading
@@ -310,7 +309,7 @@ class CacheBlobStore:
         head = prefix + digest.digest() + key
         name = _entry_name(runtime, key)
         final = os.path.join(self._directory, name)
-        temp = os.path.join(self._directory, f".{name}.{secrets.token_hex(8)}.tmp")
+        temp = os.path.join(self._directory, f".{name}.{os.urandom(8).hex()}.tmp")
         stage = "create the cache directory"
         try:
             os.makedirs(self._directory, exist_ok=True)

@@ -3,10 +3,12 @@
 Every function that takes a foreign handle (an OpenCL device, a Level Zero
 driver, ...) accepts the same things: a cffi pointer, an int address, or an
 object exposing one through ``int_ptr`` (pyopencl's convention) or
-``__int__``. None means NULL.
+``__index__``. None means NULL.
 """
 
 from __future__ import annotations
+
+import operator
 
 from ._ffi import ffi
 
@@ -117,18 +119,37 @@ def _check_kind(ctype, kind, what: str) -> None:
     _accepted.add((ctype, kind))
 
 
+def check_address(value: object, what: str) -> int:
+    """``value`` as an address: an int (or ``__index__``) from 0 to the largest pointer."""
+    if isinstance(value, (bool, float)):
+        raise TypeError(f"{what}: expected an int address, got {type(value).__name__}")
+    try:
+        address = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: expected an int address, got {type(value).__name__}") from None
+    if not 0 <= address <= _MAX_ADDRESS:
+        raise ValueError(f"{what}: {address:#x} is not a valid address")
+    return address
+
+
 def _from_int(obj: object, ctype, what: str):
     if obj is None:
         return ffi.NULL
-    if isinstance(obj, (bool, float)) or not hasattr(obj, "__int__"):
+    # __index__, not __int__: Fraction, Decimal and float convert to int by
+    # truncation, which makes a number of anything. A numpy array of one
+    # element has __index__: a sized object is never taken for a handle.
+    if isinstance(obj, (bool, float)) or not hasattr(obj, "__index__") or hasattr(type(obj), "__len__"):
         raise TypeError(
             f"{what}: expected a {_type_name(ctype)} as a cffi pointer, an int, "
-            f"or an object with int_ptr; got {type(obj).__name__}"
+            f"or an object with int_ptr; got {_describe(obj)}"
         )
-    address = int(obj)
-    if not 0 <= address <= _MAX_ADDRESS:
-        raise ValueError(f"{what}: {address:#x} is not a valid address")
-    return ffi.cast(ctype, address)
+    return ffi.cast(ctype, check_address(obj, what))
+
+
+def _describe(obj: object) -> str:
+    cls = type(obj)
+    module = cls.__module__.split(".")[0]
+    return f"a {cls.__name__}" if module == "builtins" else f"a {module}.{cls.__name__}"
 
 
 def as_bytes(data: object, what: str):
@@ -150,7 +171,7 @@ class Handle:
     Returned where oneDNN hands back a handle it does not own (a Level Zero
     driver, command list, ...). The value carries no lifetime: it neither
     keeps the native object alive nor frees it. It is accepted wherever a
-    handle is (it has ``__int__`` and ``int_ptr``), compares and hashes by
+    handle is (it has ``__index__`` and ``int_ptr``), compares and hashes by
     kind and address, and ``.ptr`` is the typed cffi pointer. Subclasses set
     ``_ctype``, the C type they hold: :func:`as_handle` refuses them for any
     other handle type, and names that type after them in its messages.
@@ -186,6 +207,9 @@ class Handle:
         return self._address
 
     def __int__(self) -> int:
+        return self._address
+
+    def __index__(self) -> int:
         return self._address
 
     def __bool__(self) -> bool:

@@ -1,40 +1,83 @@
-"""Objects that own exactly one oneDNN handle.
+"""Objects that own one oneDNN handle, and when that handle may be destroyed.
 
-A handle is destroyed exactly once: by ``close()``, at the end of a ``with``
-block, or when the object is garbage collected (also at interpreter
-shutdown: the destroy function is kept on the class, so it outlives the
-module globals). Whatever a handle needs stays alive through ``_keep``:
-a memory keeps its engine and the buffer it wraps, a stream its engine.
+A handle is destroyed exactly once, and never while something still uses it.
+What uses it are the object's *users*:
+
+* work submitted to a stream and not yet waited for: execution is
+  asynchronous, so a primitive and its memories are in use until the stream
+  is known to be done with them (``Stream.wait``, or the stream's close);
+* another handle that needs it: a oneDNN stream does not retain its engine;
+* a C call in progress, possibly in another thread.
+
+``close()`` marks the object closed at once (using it afterwards raises
+:class:`ClosedObjectError`) and destroys the handle then or, if users remain,
+when the last of them lets go. An explicit ``close()`` first waits for the
+streams that have work using the object; a finalizer never waits (it may run
+in any thread, in the middle of anything), it only defers. What the handle
+needs (``_keep``: its engine, the array it wraps) lives until the handle is
+destroyed.
+
+Copies would share one handle and destroy it twice, so owning objects refuse
+``copy``, ``deepcopy`` and ``pickle`` unless a subclass defines a real copy.
+
+Thread safety relies on the GIL: single dictionary operations are atomic.
 """
 
 from __future__ import annotations
+
+import itertools
+import threading
+import weakref
 
 from ._ffi import ffi
 from ._handles import address_of
 from .errors import ClosedObjectError, check
 
-_live = 0
+
+class _Shared:
+    """State every owned object reaches through its class, so that finalizers
+    still find it at interpreter shutdown, after module globals are cleared."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()  # closers: taking a handle out is two steps
+        self.deferred: dict[int, tuple[Owned, object]] = {}  # id -> (closed object, handle)
+        self.call_keys = itertools.count(1)  # negated: never equal to an id()
+        self.streams: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.live = 0
+
+
+_shared = _Shared()
 
 
 def live_objects() -> int:
-    """How many owned handles exist right now (for leak checks)."""
-    return _live
+    """How many oneDNN handles exist right now (for leak checks)."""
+    return _shared.live
 
 
 class Owned:
-    """Base class: one oneDNN handle, destroyed once."""
+    """Base class: one oneDNN handle, destroyed once, after its last user."""
 
-    __slots__ = ("_handle", "_keep", "__weakref__")
+    __slots__ = ("_handle", "_keep", "_users", "_holds", "__weakref__")
     _ctype = "void *"
     _destroy = None  # the C destroy function, set by each subclass
     _destroy_name = ""
+    _shared = _shared
+
+    # --- creation ------------------------------------------------------------
+
+    def _refuse_reinit(self) -> None:
+        """Called first by ``__init__``: a second ``__init__`` would leak a handle."""
+        if hasattr(self, "_users"):
+            raise RuntimeError(f"this {type(self).__name__} is already initialised")
 
     def _adopt(self, handle, keep: tuple = ()) -> None:
         """Take ownership of ``handle``, just returned by a C create function."""
-        global _live
         self._handle = handle
         self._keep = keep
-        _live += 1
+        self._users = {}
+        self._holds = ()  # (owner, key): uses of other handles, ended when this one is destroyed
+        with self._shared.lock:
+            self._shared.live += 1
 
     @classmethod
     def _from_handle(cls, handle, keep: tuple = ()):
@@ -43,10 +86,17 @@ class Owned:
         obj._adopt(handle, keep)
         return obj
 
+    @classmethod
+    def _new_out(cls):
+        """A fresh ``T *`` for a C create function to write into."""
+        return ffi.new(cls._ctype + " *")
+
+    # --- use -----------------------------------------------------------------
+
     @property
     def handle(self):
         """The typed cffi pointer. Raises ClosedObjectError once closed."""
-        handle = self._handle
+        handle = getattr(self, "_handle", None)
         if handle is None:
             raise ClosedObjectError(f"this {type(self).__name__} is closed")
         return handle
@@ -60,18 +110,65 @@ class Owned:
     def closed(self) -> bool:
         return getattr(self, "_handle", None) is None
 
+    def _use(self, key) -> None:
+        """Register ``key`` as a user. Read the handle only after this."""
+        self._users[key] = True
+
+    def _release(self, key) -> None:
+        """``key`` no longer uses the handle: destroy it if it was closed meanwhile."""
+        users = self._users
+        users.pop(key, None)
+        if not users and id(self) in self._shared.deferred:
+            self._claim()
+
+    def _claim(self) -> None:
+        # Whoever pops the entry destroys the handle: exactly one caller does.
+        entry = self._shared.deferred.pop(id(self), None)
+        if entry is not None:
+            self._destroy_handle(entry[1])
+
+    # --- closing -------------------------------------------------------------
+
     def close(self) -> None:
-        """Destroy the handle now. Closing twice is harmless."""
-        global _live
-        handle = getattr(self, "_handle", None)  # unset if creation failed
-        if handle is None:
+        """Destroy the handle, after the work that uses it. Closing twice is harmless.
+
+        Waits for the streams that have submitted work using this object. The
+        object is unusable from the moment ``close`` is called.
+        """
+        if getattr(self, "_handle", None) is None:
             return
-        self._handle = None
-        _live -= 1
+        self._finish_work()
+        self._close_handle()
+
+    def _finish_work(self) -> None:
+        """Wait for every stream that has submitted work using this object."""
+        streams = self._shared.streams
+        for key in list(getattr(self, "_users", ())):
+            stream = streams.get(key) if isinstance(key, int) and key > 0 else None
+            if stream is not None and stream is not self:
+                stream.wait()
+
+    def _close_handle(self) -> None:
+        """Take the handle out; destroy it now, or when the last user lets go."""
+        shared = self._shared
+        with shared.lock:
+            handle = getattr(self, "_handle", None)  # unset if creation failed
+            if handle is None:
+                return
+            self._handle = None
+            shared.deferred[id(self)] = (self, handle)
+        if not self._users:
+            self._claim()
+
+    def _destroy_handle(self, handle) -> None:
         try:
             check(type(self)._destroy(handle), self._destroy_name)
         finally:
-            self._keep = ()
+            with self._shared.lock:
+                self._shared.live -= 1
+            holds, self._holds, self._keep = self._holds, (), ()
+            for owner, key in holds:
+                owner._release(key)
 
     def __enter__(self):
         self.handle  # refuse to enter a closed object
@@ -82,15 +179,71 @@ class Owned:
 
     def __del__(self) -> None:
         try:
-            self.close()
+            self._close_handle()
         except Exception:  # nothing can be raised from a finalizer
             pass
 
+    # --- what Python does with objects ---------------------------------------
+
     def __repr__(self) -> str:
-        state = "closed" if self.closed else f"{self.int_ptr:#x}"
+        handle = getattr(self, "_handle", None)
+        state = "closed" if handle is None else f"{address_of(handle):#x}"
         return f"<dnnl_interop.{type(self).__name__} {state}>"
 
-    @classmethod
-    def _new_out(cls):
-        """A fresh ``T *`` for a C create function to write into."""
-        return ffi.new(cls._ctype + " *")
+    def __copy__(self):
+        raise TypeError(
+            f"a {type(self).__name__} owns a oneDNN handle and cannot be copied; share the object instead"
+        )
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            f"a {type(self).__name__} owns a oneDNN handle and cannot be pickled; "
+            "pickle what it was made from instead"
+        )
+
+
+class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
+    """Context manager: the handles of owned objects, kept valid for a C call.
+
+    ``using((engine, Engine, "engine"), (desc, MemoryDesc, "desc"))`` checks
+    each object's type (TypeError naming the argument), registers the call as
+    a user of each, and yields the handles (a tuple; one handle for one
+    object). Closing one of them from another thread meanwhile defers the
+    destroy until the call is over.
+    """
+
+    __slots__ = ("_objects", "_key")
+
+    def __init__(self, *specs: tuple[object, type, str]):
+        self._key = -next(Owned._shared.call_keys)
+        objects = []
+        for obj, cls, what in specs:
+            if not isinstance(obj, cls):
+                raise TypeError(
+                    f"{what}: expected a dnnl_interop.{cls.__name__}, got {type(obj).__name__}"
+                )
+            objects.append((obj, what))
+        self._objects = objects
+
+    def __enter__(self):
+        key = self._key
+        handles = []
+        try:
+            for obj, what in self._objects:
+                obj._use(key)
+                handle = obj._handle
+                if handle is None:
+                    raise ClosedObjectError(f"{what}: this {type(obj).__name__} is closed")
+                handles.append(handle)
+        except BaseException:
+            self.__exit__()
+            raise
+        return handles[0] if len(handles) == 1 else tuple(handles)
+
+    def __exit__(self, *exc_info) -> None:
+        key = self._key
+        for obj, _ in self._objects:
+            obj._release(key)

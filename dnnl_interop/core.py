@@ -2,8 +2,13 @@
 
 Each class owns one handle (see ``_owned``). Children keep alive what they
 need: oneDNN streams do not retain their engine, so a :class:`Stream` keeps
-its :class:`Engine`; a :class:`Memory` keeps its engine and the buffer it
-wraps; a :class:`Primitive` keeps its engine.
+its :class:`Engine` (Python object and C handle); a :class:`Memory` keeps its
+engine and the buffer it wraps; a :class:`Primitive` keeps its engine.
+
+Execution is asynchronous. Everything an execution uses (the primitive, its
+memories and their buffers, dependency events) stays alive until the stream
+is known to be done with it: at :meth:`Stream.wait` or when the stream is
+closed, which finishes its work first (see ``_execution``).
 """
 
 from __future__ import annotations
@@ -12,13 +17,19 @@ import enum
 from _weakref import ref as _weak_reference
 from collections.abc import Iterable, Mapping
 
+import atexit
+import operator
+
+from ._buffers import UncheckedPointer, device_handle, host_buffer
+from ._execution import StreamBase, submit
 from ._ffi import ffi, lib
 from ._handles import as_handle
-from ._owned import Owned
-from .errors import check, make_error
+from ._owned import Owned, using
+from .errors import check
 
 __all__ = [
     "MEMORY_ALLOCATE",
+    "UncheckedPointer",
     "MEMORY_NONE",
     "EngineKind",
     "DataType",
@@ -107,29 +118,30 @@ def _data_type(dtype) -> DataType:
     return _NUMPY_TYPES[name]
 
 
-def _as(obj, cls, what: str):
-    """The handle of ``obj`` after checking it is a ``cls`` (closed: ClosedObjectError)."""
-    if not isinstance(obj, cls):
-        raise TypeError(f"{what}: expected a dnnl_interop.{cls.__name__}, got {type(obj).__name__}")
-    return obj.handle
-
-
 class Engine(Owned):
     """An execution engine (``dnnl_engine_t``).
 
-    Closing an engine closes its streams first: oneDNN streams do not retain
-    their engine, so one must never outlive it. (Memory and primitives do
-    retain theirs inside oneDNN.)
+    Closing an engine closes its streams first: a oneDNN stream must never
+    outlive its engine. (Memory and primitives retain theirs inside oneDNN.)
+    If a stream cannot be reached (a finalizer in a reference cycle), the
+    engine's handle is destroyed after that stream's.
     """
 
-    __slots__ = ("_streams",)  # weak references to the streams on this engine
+    __slots__ = ("_streams", "_runtime")  # weak references to its streams; "cpu", "ocl", "ze"
     _ctype = "dnnl_engine_t"
     _destroy = lib.dnnl_engine_destroy
     _destroy_name = "dnnl_engine_destroy"
 
-    def _adopt(self, handle, keep: tuple = ()) -> None:
+    def _adopt(self, handle, keep: tuple = (), runtime: str = "native") -> None:
         super()._adopt(handle, keep)
         self._streams = []
+        self._runtime = runtime
+
+    @classmethod
+    def _from_handle(cls, handle, keep: tuple = (), runtime: str = "native") -> Engine:
+        engine = cls.__new__(cls)
+        engine._adopt(handle, keep, runtime)
+        return engine
 
     def _add_stream(self, stream: Stream) -> None:
         if len(self._streams) >= 64:  # forget streams already gone
@@ -145,6 +157,9 @@ class Engine(Owned):
         super().close()
 
     def __init__(self, kind: EngineKind = EngineKind.CPU, index: int = 0):
+        self._refuse_reinit()
+        kind = _enum_argument(kind, EngineKind, "kind")
+        index = _count_argument(index, "index")
         out = self._new_out()
         check(lib.dnnl_engine_create(out, int(kind), index), "dnnl_engine_create")
         self._adopt(out[0])
@@ -159,41 +174,94 @@ class Engine(Owned):
         """How many engines of ``kind`` the library sees."""
         from ._library import require
 
+        kind = _enum_argument(kind, EngineKind, "kind")
         require("dnnl_engine_get_count")
         return lib.dnnl_engine_get_count(int(kind))
 
     @property
     def kind(self) -> EngineKind:
         out = ffi.new("dnnl_engine_kind_t *")
-        check(lib.dnnl_engine_get_kind(self.handle, out), "dnnl_engine_get_kind")
+        with using((self, Engine, "engine")) as engine:
+            check(lib.dnnl_engine_get_kind(engine, out), "dnnl_engine_get_kind")
         return EngineKind(out[0])
 
 
-class Stream(Owned):
-    """An execution stream (``dnnl_stream_t``) on an engine."""
+def _enum_argument(value: object, enum_type: type[enum.IntEnum], what: str):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what}: expected a {enum_type.__name__}, got {type(value).__name__}")
+    try:
+        return enum_type(value)
+    except ValueError:
+        raise ValueError(f"{what}: {value!r} is not a {enum_type.__name__}") from None
+
+
+def _count_argument(value: object, what: str) -> int:
+    """A non-negative int that fits a C size_t."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: expected an int, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: expected an int, got {type(value).__name__}") from None
+    if not 0 <= value < 2**63:
+        raise ValueError(f"{what}: {value} is not a valid index (0 or more)")
+    return value
+
+
+class Stream(StreamBase):
+    """An execution stream (``dnnl_stream_t``) on an engine.
+
+    Work submitted to it keeps everything it uses alive until :meth:`wait`
+    returns or the stream is closed (which waits first).
+    """
 
     __slots__ = ()
     _ctype = "dnnl_stream_t"
     _destroy = lib.dnnl_stream_destroy
     _destroy_name = "dnnl_stream_destroy"
 
-    def _adopt(self, handle, keep: tuple = ()) -> None:
-        super()._adopt(handle, keep)
-        keep[0]._add_stream(self)  # keep[0] is the engine
-
     def __init__(self, engine: Engine, in_order: bool = True):
+        self._refuse_reinit()
         flags = lib.dnnl_stream_in_order if in_order else lib.dnnl_stream_out_of_order
         out = self._new_out()
-        check(lib.dnnl_stream_create(out, _as(engine, Engine, "engine"), flags), "dnnl_stream_create")
-        self._adopt(out[0], keep=(engine,))
+        with using((engine, Engine, "engine")) as c_engine:
+            check(lib.dnnl_stream_create(out, c_engine, flags), "dnnl_stream_create")
+            self._adopt(out[0], keep=(engine,))
 
     @property
     def engine(self) -> Engine:
         return self._keep[0]
 
-    def wait(self) -> None:
-        """Block until everything submitted to the stream has finished."""
-        check(lib.dnnl_stream_wait(self.handle), "dnnl_stream_wait")
+
+# Interpreter exit: finish every stream's work before anything it uses is
+# finalized; a process must not exit while oneDNN writes into its memory.
+def _finish_all_streams() -> None:
+    for stream in list(Owned._shared.streams.values()):
+        try:
+            stream.wait()
+        except Exception:
+            pass
+
+
+atexit.register(_finish_all_streams)
+
+
+def _dims(shape: object) -> tuple[int, ...]:
+    try:
+        items = tuple(shape)
+    except TypeError:
+        raise TypeError(f"shape: expected a sequence of ints, got {type(shape).__name__}") from None
+    dims = []
+    for i, d in enumerate(items):
+        if isinstance(d, (bool, float)) or not hasattr(d, "__index__"):
+            raise TypeError(f"shape[{i}]: expected an int, got {type(d).__name__} {d!r}")
+        d = operator.index(d)
+        if not 0 <= d < 2**62:
+            raise ValueError(f"shape[{i}]: {d} is not a dimension (0 or more)")
+        dims.append(d)
+    if not 0 < len(dims) <= lib.DNNL_MAX_NDIMS:
+        raise ValueError(f"shape: a shape has 1 to {lib.DNNL_MAX_NDIMS} dimensions, not {len(dims)}")
+    return tuple(dims)
 
 
 class MemoryDesc(Owned):
@@ -202,6 +270,7 @@ class MemoryDesc(Owned):
     ``dtype`` is a :class:`DataType`, its name ("f32", "bf16", ...) or
     anything ``numpy.dtype`` accepts; ``tag`` any name of
     :func:`format_tags` ("ab", "ba", "abcd", "acdb", "nChw16c", ...).
+    ``copy.copy``, ``deepcopy`` and ``pickle`` give independent descriptors.
     """
 
     __slots__ = ("shape", "data_type", "tag")
@@ -210,11 +279,12 @@ class MemoryDesc(Owned):
     _destroy_name = "dnnl_memory_desc_destroy"
 
     def __init__(self, shape: Iterable[int], dtype, tag: str):
-        shape = tuple(int(d) for d in shape)
-        if not 0 < len(shape) <= lib.DNNL_MAX_NDIMS:
-            raise ValueError(f"a shape has 1 to {lib.DNNL_MAX_NDIMS} dimensions, not {len(shape)}")
+        self._refuse_reinit()
+        shape = _dims(shape)
+        if not isinstance(tag, str):
+            raise TypeError(f"tag: expected a format tag name, got {type(tag).__name__}")
         if tag not in _FORMAT_TAGS:
-            raise ValueError(f"unknown format tag {tag!r}; see dnnl_interop.format_tags()")
+            raise ValueError(f"tag: unknown format tag {tag!r}; see dnnl_interop.format_tags()")
         self.shape = shape
         self.data_type = _data_type(dtype)
         self.tag = tag
@@ -230,55 +300,34 @@ class MemoryDesc(Owned):
     @property
     def size(self) -> int:
         """Bytes a buffer for this descriptor needs."""
-        return lib.dnnl_memory_desc_get_size(self.handle)
+        with using((self, MemoryDesc, "desc")) as md:
+            return lib.dnnl_memory_desc_get_size(md)
+
+    def __copy__(self) -> MemoryDesc:
+        return MemoryDesc(self.shape, self.data_type, self.tag)
+
+    def __deepcopy__(self, memo) -> MemoryDesc:
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol):
+        return MemoryDesc, (self.shape, self.data_type.name.lower(), self.tag)
 
     def __repr__(self) -> str:
         closed = ", closed" if self.closed else ""
         return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r}{closed})"
 
 
-def check_holds(data: object, size: int, what: str) -> None:
-    """Refuse a buffer object that says it holds fewer than ``size`` bytes.
-
-    pyopencl memory objects report their size; oneDNN would overrun them.
-    """
-    held = getattr(data, "size", None) if hasattr(data, "int_ptr") else None
-    if isinstance(held, int) and held < size:
-        raise ValueError(f"{what}: {held} bytes, the descriptor needs {size}")
-
-
-def data_pointer(data: object, size: int, what: str):
-    """``(void *, object to keep alive)`` for a memory's data argument.
-
-    ``data`` is :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or None, a cffi
-    pointer, an int address, an object exposing one (``int_ptr``, ``__int__``),
-    or a writable C-contiguous buffer (numpy array, bytearray) of at least
-    ``size`` bytes, whose address is used. oneDNN objects are refused.
-    """
-    if isinstance(data, Owned):
-        raise TypeError(f"{what}: expected a data pointer, got a dnnl_interop.{type(data).__name__}")
-    if data is None or isinstance(data, (int, ffi.CData)) or hasattr(data, "int_ptr"):
-        check_holds(data, size, what)
-        return as_handle(data, _VOID_POINTER, what), data
-    try:
-        pointer = ffi.from_buffer("char[]", data, require_writable=True)
-    except TypeError:  # no buffer: an object with __int__, or a wrong type
-        return as_handle(data, _VOID_POINTER, what), data
-    except (ValueError, BufferError) as exc:  # read-only or not C-contiguous
-        raise ValueError(f"{what}: {exc}") from None
-    if len(pointer) < size:
-        raise ValueError(f"{what}: {len(pointer)} bytes, the descriptor needs {size}")
-    return ffi.cast(_VOID_POINTER, pointer), (data, pointer)
-
-
 class Memory(Owned):
     """A memory object: a descriptor, an engine and a buffer.
 
-    ``buffer`` is :data:`MEMORY_ALLOCATE` (the library allocates),
-    :data:`MEMORY_NONE`, a writable C-contiguous buffer such as a numpy array
-    (used in place, without a copy, and kept alive), an int address or a cffi
-    pointer. For OpenCL or Level Zero buffers use ``ocl.make_memory`` or
-    ``ze.make_memory``.
+    On a host engine (the CPU engine) ``buffer`` is :data:`MEMORY_ALLOCATE`
+    (the library allocates), :data:`MEMORY_NONE`, or a writable C-contiguous
+    buffer such as a numpy array whose item type matches the descriptor
+    (used in place, without a copy, and kept alive); a bare address only as
+    :class:`UncheckedPointer`. On an OpenCL engine ``buffer`` is
+    :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or a ``cl_mem`` (see
+    ``ocl.make_memory``); on a Level Zero engine a USM pointer (see
+    ``ze.make_memory``).
     """
 
     # The handle to execute with: None while closed or without a buffer, on
@@ -290,14 +339,19 @@ class Memory(Owned):
     _destroy_name = "dnnl_memory_destroy"
 
     def __init__(self, desc: MemoryDesc, engine: Engine, buffer=MEMORY_ALLOCATE):
-        md = _as(desc, MemoryDesc, "desc")
-        pointer, kept = data_pointer(buffer, desc.size, "buffer")
+        self._refuse_reinit()
+        if isinstance(engine, Engine) and engine._runtime in _INTEROP_MEMORY:
+            # This SYCL build's dnnl_memory_create refuses OpenCL and Level
+            # Zero engines: their own memory constructors make the memory.
+            _INTEROP_MEMORY[engine._runtime](self, desc, engine, buffer)
+            return
+        size = desc.size if isinstance(desc, MemoryDesc) and not desc.closed else 0
+        data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
+        pointer, kept = host_buffer(buffer, size, data_type, "buffer")
         out = self._new_out()
-        check(
-            lib.dnnl_memory_create(out, md, _as(engine, Engine, "engine"), pointer),
-            "dnnl_memory_create",
-        )
-        self._adopt(out[0], keep=(desc, engine, kept))
+        with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+            check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
+            self._adopt(out[0], keep=(desc, engine, kept))
         self._use_data((pointer,), kept)
 
     @classmethod
@@ -307,9 +361,10 @@ class Memory(Owned):
         memory._use_data(pointers, kept)
         return memory
 
-    def close(self) -> None:
-        self._executable = None
-        super().close()
+    def _close_handle(self) -> None:
+        with self._shared.lock:  # reentrant: the base class takes it too
+            self._executable = None
+            super()._close_handle()
 
     @property
     def desc(self) -> MemoryDesc:
@@ -323,32 +378,49 @@ class Memory(Owned):
     def data_handle(self) -> int:
         """The address (or OpenCL buffer handle) the memory uses; 0 for none."""
         out = ffi.new("void **")
-        check(lib.dnnl_memory_get_data_handle(self.handle, out), "dnnl_memory_get_data_handle")
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_get_data_handle(memory, out), "dnnl_memory_get_data_handle")
         return int(ffi.cast("uintptr_t", out[0]))
 
     def set_data_handle(self, buffer) -> None:
-        """Point the memory at another buffer (kept alive like the first)."""
-        pointer, kept = data_pointer(buffer, self.desc.size, "buffer")
-        check(lib.dnnl_memory_set_data_handle(self.handle, pointer), "dnnl_memory_set_data_handle")
-        self._use_data((pointer,), kept)
+        """Point the memory at another buffer (kept alive like the first).
+
+        Waits first for submitted work that uses this memory: it must not
+        be redirected to the new buffer.
+        """
+        if _sentinel_is_allocate(buffer):
+            raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
+        desc = self.desc
+        if self.engine._runtime == "native":
+            pointer, kept = host_buffer(buffer, desc.size, desc.data_type, "buffer")
+        else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
+            usm = self.engine._runtime == "ze" or _is_usm(self)
+            pointer, kept = device_handle(buffer, _VOID_POINTER, desc.size, desc.data_type, "buffer", usm)
+        self._finish_work()
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle")
+            self._use_data((pointer,), kept)
 
     def map_data(self):
         """Map the data into host memory; returns a ``void *`` cffi pointer.
 
         As ``dnnl::memory::map_data``: valid until :meth:`unmap_data`, which
-        must be called with the same pointer. Use ``ffi.buffer(pointer,
-        memory.desc.size)`` to read or write through it.
+        must be called with the same pointer. Read or write through it with
+        ``dnnl_interop._ffi.ffi.buffer(pointer, memory.desc.size)``.
         """
+        if self._executable is None and not self.closed:
+            raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
+        self._finish_work()
         out = ffi.new("void **")
-        check(lib.dnnl_memory_map_data(self.handle, out), "dnnl_memory_map_data")
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_map_data(memory, out), "dnnl_memory_map_data")
         return out[0]
 
     def unmap_data(self, pointer) -> None:
         """Unmap a pointer returned by :meth:`map_data`."""
-        check(
-            lib.dnnl_memory_unmap_data(self.handle, as_handle(pointer, _VOID_POINTER, "pointer")),
-            "dnnl_memory_unmap_data",
-        )
+        c_pointer = as_handle(pointer, _VOID_POINTER, "pointer")
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
 
     def _use_data(self, pointers, kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
@@ -358,53 +430,18 @@ class Memory(Owned):
         self._executable = self._handle if has_data else None
 
 
-_EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
-_new, _NULL = ffi.new, ffi.NULL
-_primitive_execute = lib.dnnl_primitive_execute
+def _is_usm(memory: Memory) -> bool:
+    from . import ocl
+
+    return ocl.get_memory_kind(memory) == ocl.MemoryKind.USM
 
 
-def _exec_arg(index: int, memory: Memory | None, sizes: Mapping[int, int]):
-    if not isinstance(index, int):
-        raise TypeError(f"args: keys are ARG_* indices (ints), got {index!r}")
-    if memory is None:
-        return (index, ffi.NULL)
-    what = f"args[{index!r}]"
-    handle = _as(memory, Memory, what)
-    if memory._executable is None:
-        raise ValueError(
-            f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
-            "(set_data_handle, ocl.set_mem_object) before executing"
-        )
-    if memory._size < sizes.get(index, 0):
-        raise ValueError(
-            f"{what}: the memory holds {memory._size} bytes, the primitive "
-            f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
-        )
-    return (index, handle)
+def _sentinel_is_allocate(buffer: object) -> bool:
+    return isinstance(buffer, ffi.CData) and ffi.typeof(buffer) is _VOID_POINTER and buffer == MEMORY_ALLOCATE
 
 
-def _exec_args(args: Mapping[int, Memory | None], sizes: Mapping[int, int]):
-    """A ``dnnl_exec_arg_t[]`` for ``{ARG_*: Memory}``; None passes NULL.
-
-    ``sizes`` holds the bytes the primitive reads or writes at each index:
-    oneDNN does not check the memories it is given, and a smaller buffer
-    would be overrun.
-    """
-    try:  # the usual case: cffi checks that each handle is a dnnl_memory_t
-        return _new(
-            _EXEC_ARGS,
-            [
-                (i, _NULL if m is None else m._executable if m._size >= sizes[i] else None)
-                for i, m in args.items()
-            ],
-        )
-    except (TypeError, AttributeError, KeyError):
-        pass  # closed, buffer-less, too small, foreign or unknown: check each one
-    try:
-        items = args.items()
-    except AttributeError:
-        raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    return _new(_EXEC_ARGS, [_exec_arg(i, m, sizes) for i, m in items])
+# Memory constructors of the interop runtimes, registered by ocl and ze.
+_INTEROP_MEMORY: dict = {}
 
 
 class Primitive(Owned):
@@ -420,17 +457,16 @@ class Primitive(Owned):
         return self._keep[0]
 
     def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
-        """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``."""
-        c_args = _exec_args(args, self._arg_sizes)
-        # Attributes rather than the checking properties on this hot path;
-        # a closed or wrong object takes the checked route to its error.
-        primitive = self._handle
-        c_stream = stream._handle if type(stream) is Stream else None
-        if primitive is None or c_stream is None:
-            primitive, c_stream = self.handle, _as(stream, Stream, "stream")
-        status = _primitive_execute(primitive, c_stream, len(c_args), c_args)
-        if status:
-            raise make_error(status, "dnnl_primitive_execute")
+        """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``.
+
+        Returns at once; the work may still run. The primitive, the memories
+        and their buffers stay alive until ``stream.wait()`` (or the stream's
+        close), even if every other reference to them is dropped.
+        """
+        submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
+
+
+_primitive_execute = lib.dnnl_primitive_execute
 
 
 def reorder(
@@ -439,22 +475,23 @@ def reorder(
     """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout."""
     dst_engine = engine if dst_engine is None else dst_engine
     pd = ffi.new("dnnl_primitive_desc_t *")
-    check(
-        lib.dnnl_reorder_primitive_desc_create(
-            pd,
-            _as(src_desc, MemoryDesc, "src_desc"),
-            _as(engine, Engine, "engine"),
-            _as(dst_desc, MemoryDesc, "dst_desc"),
-            _as(dst_engine, Engine, "dst_engine"),
-            ffi.NULL,
-        ),
-        "dnnl_reorder_primitive_desc_create",
-    )
-    try:
-        out = Primitive._new_out()
-        check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
-    finally:
-        check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
+    with using(
+        (src_desc, MemoryDesc, "src_desc"),
+        (engine, Engine, "engine"),
+        (dst_desc, MemoryDesc, "dst_desc"),
+        (dst_engine, Engine, "dst_engine"),
+    ) as (src_md, c_engine, dst_md, c_dst_engine):
+        check(
+            lib.dnnl_reorder_primitive_desc_create(pd, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
+            "dnnl_reorder_primitive_desc_create",
+        )
+        try:
+            out = Primitive._new_out()
+            check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
+        finally:
+            check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
+        sizes = {lib.DNNL_ARG_FROM: lib.dnnl_memory_desc_get_size(src_md),
+                 lib.DNNL_ARG_TO: lib.dnnl_memory_desc_get_size(dst_md)}
     primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
-    primitive._arg_sizes = {lib.DNNL_ARG_FROM: src_desc.size, lib.DNNL_ARG_TO: dst_desc.size}
+    primitive._arg_sizes = sizes
     return primitive

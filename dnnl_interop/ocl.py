@@ -19,21 +19,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 
+from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import address_of, as_bytes, as_handle
+from ._handles import address_of, as_bytes
+from ._interop import create_memory, get_address, memory_handles, required_handle
+from ._owned import using
 from ._sized import query_then_fill
-from .core import (
-    MEMORY_ALLOCATE,
-    Engine,
-    Memory,
-    MemoryDesc,
-    Primitive,
-    Stream,
-    _as,
-    _exec_args,
-    check_holds,
-    data_pointer,
-)
+from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
 from .errors import check
 
 __all__ = [
@@ -69,6 +61,7 @@ def _pyopencl():
 
 
 _CL_DEVICE = ffi.typeof("cl_device_id")
+_VOID_POINTER = ffi.typeof("void *")
 _get_cache_blob_id = lib.dnnl_ocl_interop_engine_get_cache_blob_id
 
 
@@ -81,17 +74,18 @@ def get_engine_cache_blob_id(device: object) -> bytes:
     return query_then_fill(
         _get_cache_blob_id,
         "dnnl_ocl_interop_engine_get_cache_blob_id",
-        as_handle(device, _CL_DEVICE, "device"),
+        required_handle(device, _CL_DEVICE, "device"),
     )
 
 
 def get_engine_cache_blob(engine: Engine) -> bytes:
     """The engine's cache blob, to pass to :func:`make_engine` next time."""
-    return query_then_fill(
-        lib.dnnl_ocl_interop_engine_get_cache_blob,
-        "dnnl_ocl_interop_engine_get_cache_blob",
-        _as(engine, Engine, "engine"),  # never NULL: oneDNN would crash on it
-    )
+    with using((engine, Engine, "engine")) as c_engine:  # never NULL: oneDNN would crash on it
+        return query_then_fill(
+            lib.dnnl_ocl_interop_engine_get_cache_blob,
+            "dnnl_ocl_interop_engine_get_cache_blob",
+            c_engine,
+        )
 
 
 def make_engine(device: object, context: object, cache_blob: bytes | None = None) -> Engine:
@@ -101,39 +95,34 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     querying the device; an empty blob is refused like in oneDNN.
     """
     out = Engine._new_out()
-    dev = as_handle(device, "cl_device_id", "device")
-    ctx = as_handle(context, "cl_context", "context")
+    dev = required_handle(device, _CL_DEVICE, "device")
+    ctx = required_handle(context, "cl_context", "context")
     if cache_blob is None:
         check(lib.dnnl_ocl_interop_engine_create(out, dev, ctx), "dnnl_ocl_interop_engine_create")
     else:
         blob = as_bytes(cache_blob, "cache_blob")
+        if not len(blob):
+            raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
         check(
             lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob),
             "dnnl_ocl_interop_engine_create_from_cache_blob",
         )
-    return Engine._from_handle(out[0], keep=(device, context))
-
-
-def _get(function, name: str, handle, ctype: str):
-    out = ffi.new(ctype + " *")
-    check(function(handle, out), name)
-    return address_of(out[0])
+    return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
 
 
 def get_device(engine: Engine):
     """The engine's device as a ``pyopencl.Device``."""
-    address = _get(
-        lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device",
-        _as(engine, Engine, "engine"), "cl_device_id",
+    address = get_address(
+        lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device", engine, Engine, "engine", "cl_device_id"
     )
     return _pyopencl().Device.from_int_ptr(address, retain=True)
 
 
 def get_context(engine: Engine):
     """The engine's context as a ``pyopencl.Context`` (with its own reference)."""
-    address = _get(
+    address = get_address(
         lib.dnnl_ocl_interop_engine_get_context, "dnnl_ocl_interop_engine_get_context",
-        _as(engine, Engine, "engine"), "cl_context",
+        engine, Engine, "engine", "cl_context",
     )
     return _pyopencl().Context.from_int_ptr(address, retain=True)
 
@@ -143,21 +132,18 @@ def make_stream(engine: Engine, queue: object) -> Stream:
 
     The queue's order (in-order or out-of-order) is the stream's order.
     """
+    c_queue = required_handle(queue, "cl_command_queue", "queue")
     out = Stream._new_out()
-    check(
-        lib.dnnl_ocl_interop_stream_create(
-            out, _as(engine, Engine, "engine"), as_handle(queue, "cl_command_queue", "queue")
-        ),
-        "dnnl_ocl_interop_stream_create",
-    )
-    return Stream._from_handle(out[0], keep=(engine, queue))
+    with using((engine, Engine, "engine")) as c_engine:
+        check(lib.dnnl_ocl_interop_stream_create(out, c_engine, c_queue), "dnnl_ocl_interop_stream_create")
+        return Stream._from_handle(out[0], keep=(engine, queue))
 
 
 def get_command_queue(stream: Stream):
     """The stream's queue as a ``pyopencl.CommandQueue`` (own reference)."""
-    address = _get(
+    address = get_address(
         lib.dnnl_ocl_interop_stream_get_command_queue, "dnnl_ocl_interop_stream_get_command_queue",
-        _as(stream, Stream, "stream"), "cl_command_queue",
+        stream, Stream, "stream", "cl_command_queue",
     )
     return _pyopencl().CommandQueue.from_int_ptr(address, retain=True)
 
@@ -172,48 +158,49 @@ def make_memory(
 
     ``handle`` is :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` (or None), a
     ``cl_mem`` (``pyopencl.Buffer``, int, cffi pointer) for ``BUFFER``
-    memory, a USM pointer for ``USM`` memory, or a sequence of those for
-    descriptors with several buffers (an empty sequence allocates each).
+    memory, a USM pointer for ``USM`` memory (an int, a cffi pointer, or a
+    host view of shared USM such as a numpy array), or a sequence of those
+    for descriptors with several buffers (an empty sequence allocates each).
     """
-    md = _as(desc, MemoryDesc, "desc")
-    eng = _as(engine, Engine, "engine")
-    out = Memory._new_out()
-    if isinstance(handle, (list, tuple)):
-        handles = list(handle) or [MEMORY_ALLOCATE]
-        pointers, kept = zip(*(
-            data_pointer(h, lib.dnnl_memory_desc_get_size_v2(md, i), f"handle[{i}]")
-            for i, h in enumerate(handles)
-        ))
+    return _make_memory(None, desc, engine, kind, handle)
+
+
+def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: object, handle: object) -> Memory:
+    if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
+        raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
+    kind = MemoryKind(kind)
+    pointers, keep, is_list = memory_handles(desc, handle, _VOID_POINTER, kind == MemoryKind.USM, "handle")
+    if is_list:
         array = ffi.new("void *[]", pointers)
-        check(
-            lib.dnnl_ocl_interop_memory_create_v2(out, md, eng, int(kind), len(array), array),
-            "dnnl_ocl_interop_memory_create_v2",
+        return create_memory(
+            into, lib.dnnl_ocl_interop_memory_create_v2, "dnnl_ocl_interop_memory_create_v2",
+            desc, engine, pointers, keep, int(kind), len(array), array,
         )
-    else:
-        pointer, kept = data_pointer(handle, desc.size, "handle")
-        pointers = (pointer,)
-        check(
-            lib.dnnl_ocl_interop_memory_create(out, md, eng, int(kind), pointer),
-            "dnnl_ocl_interop_memory_create",
-        )
-    return Memory._wrap(out[0], desc, engine, pointers, kept)
+    return create_memory(
+        into, lib.dnnl_ocl_interop_memory_create, "dnnl_ocl_interop_memory_create",
+        desc, engine, pointers, keep, int(kind), pointers[0],
+    )
+
+
+# Memory(desc, engine, buffer) on an OpenCL engine makes buffer memory.
+_INTEROP_MEMORY["ocl"] = lambda memory, desc, engine, buffer: _make_memory(
+    memory, desc, engine, MemoryKind.BUFFER, buffer
+)
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
     """Whether the memory holds a USM pointer or an OpenCL buffer."""
     out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
-    check(
-        lib.dnnl_ocl_interop_memory_get_memory_kind(_as(memory, Memory, "memory"), out),
-        "dnnl_ocl_interop_memory_get_memory_kind",
-    )
+    with using((memory, Memory, "memory")) as c_memory:
+        check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
     return MemoryKind(out[0])
 
 
 def get_mem_object(memory: Memory):
     """The memory's OpenCL buffer as a ``pyopencl.Buffer``, or None."""
-    address = _get(
+    address = get_address(
         lib.dnnl_ocl_interop_memory_get_mem_object, "dnnl_ocl_interop_memory_get_mem_object",
-        _as(memory, Memory, "memory"), "cl_mem",
+        memory, Memory, "memory", "cl_mem",
     )
     if not address:
         return None
@@ -221,15 +208,22 @@ def get_mem_object(memory: Memory):
 
 
 def set_mem_object(memory: Memory, buffer: object) -> None:
-    """Make the memory use ``buffer`` (oneDNN retains it; None clears)."""
-    c_memory = _as(memory, Memory, "memory")
-    handle = as_handle(buffer, "cl_mem", "buffer")
-    check_holds(buffer, memory.desc.size, "buffer")
-    check(
-        lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, handle),
-        "dnnl_ocl_interop_memory_set_mem_object",
-    )
-    memory._use_data((handle,), buffer)
+    """Make the memory use ``buffer`` (oneDNN retains it; None clears).
+
+    Waits first for submitted work that uses this memory.
+    """
+    if not isinstance(memory, Memory):
+        raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+    handle, kept = memory_handles(memory.desc, buffer, "cl_mem", False, "buffer")[:2]
+    if handle[0] == ffi.cast("cl_mem", MEMORY_ALLOCATE):
+        raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
+    memory._finish_work()
+    with using((memory, Memory, "memory")) as c_memory:
+        check(
+            lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handle[0])),
+            "dnnl_ocl_interop_memory_set_mem_object",
+        )
+        memory._use_data(handle, kept)
 
 
 def execute(
@@ -241,26 +235,22 @@ def execute(
     """Execute ``primitive`` on an OpenCL stream after the events ``deps``.
 
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
-    reference is the caller's), or None on an in-order queue.
+    reference is the caller's), or None on an in-order queue. Everything the
+    work uses stays alive until ``stream.wait()`` or the stream's close.
     """
-    prim = _as(primitive, Primitive, "primitive")
-    strm = _as(stream, Stream, "stream")
-    c_args = _exec_args(args, primitive._arg_sizes)
-    events = [as_handle(event, "cl_event", "deps") for event in deps]
+    if isinstance(deps, (str, bytes)) or not isinstance(deps, Iterable):
+        raise TypeError(f"deps: expected a sequence of OpenCL events, got {type(deps).__name__}")
+    deps = tuple(deps)
+    events = [required_handle(event, "cl_event", f"deps[{i}]") for i, event in enumerate(deps)]
     c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
     event = ffi.new("cl_event *")
-    check(
-        lib.dnnl_ocl_interop_primitive_execute(
-            prim,
-            strm,
-            len(c_args),
-            c_args,
-            c_deps,
-            len(events),
-            event,
-        ),
-        "dnnl_ocl_interop_primitive_execute",
-    )
+
+    def call(c_primitive, c_stream, nargs, c_args):
+        return lib.dnnl_ocl_interop_primitive_execute(
+            c_primitive, c_stream, nargs, c_args, c_deps, len(events), event
+        )
+
+    submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute")
     if event[0] == ffi.NULL:
         return None
     return _pyopencl().Event.from_int_ptr(address_of(event[0]), retain=False)

@@ -25,20 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import Handle, as_bytes, as_handle
+from ._handles import Handle, as_bytes
+from ._interop import create_memory, memory_handles, required_handle
+from ._owned import using
 from ._sized import query_then_fill
-from .core import (
-    MEMORY_ALLOCATE,
-    Engine,
-    Memory,
-    MemoryDesc,
-    Primitive,
-    Stream,
-    _as,
-    _exec_args,
-    data_pointer,
-)
+from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
 from .errors import check
 
 __all__ = [
@@ -114,7 +107,7 @@ _TYPE_OF = {kind: ffi.typeof(kind._ctype) for kind in _KINDS}  # resolved once
 
 def _handle(obj: object, kind: type[ZeHandle], what: str):
     """``obj`` as a ``kind._ctype`` cdata (as_handle refuses handles of another kind)."""
-    return as_handle(obj, _TYPE_OF[kind], what)
+    return required_handle(obj, _TYPE_OF[kind], what)
 
 
 # --- cache blobs ---------------------------------------------------------------
@@ -140,11 +133,12 @@ def get_engine_cache_blob(engine: Engine) -> bytes:
     ``engine`` must be an open :class:`Engine` (oneDNN crashes on NULL, so
     None is refused here); a non-Level-Zero engine gives InvalidArgumentsError.
     """
-    return query_then_fill(
-        lib.dnnl_ze_interop_engine_get_cache_blob,
-        "dnnl_ze_interop_engine_get_cache_blob",
-        _as(engine, Engine, "engine"),
-    )
+    with using((engine, Engine, "engine")) as c_engine:
+        return query_then_fill(
+            lib.dnnl_ze_interop_engine_get_cache_blob,
+            "dnnl_ze_interop_engine_get_cache_blob",
+            c_engine,
+        )
 
 
 # --- engines -------------------------------------------------------------------
@@ -173,16 +167,19 @@ def make_engine(
         )
     else:
         blob = as_bytes(cache_blob, "cache_blob")
+        if not len(blob):
+            raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
         check(
             lib.dnnl_ze_interop_engine_create_from_cache_blob(out, drv, dev, ctx, len(blob), blob),
             "dnnl_ze_interop_engine_create_from_cache_blob",
         )
-    return Engine._from_handle(out[0], keep=(driver, device, context))
+    return Engine._from_handle(out[0], keep=(driver, device, context), runtime="ze")
 
 
-def _get(function, name: str, handle, kind: type[ZeHandle]):
+def _get(function, name: str, owned: object, cls: type, what: str, kind: type[ZeHandle]):
     out = ffi.new(kind._ctype + " *")
-    check(function(handle, out), name)
+    with using((owned, cls, what)) as handle:
+        check(function(handle, out), name)
     return kind._from_cdata(out[0])
 
 
@@ -190,7 +187,7 @@ def get_driver(engine: Engine) -> Driver | None:
     """The engine's Level Zero driver."""
     return _get(
         lib.dnnl_ze_interop_engine_get_driver, "dnnl_ze_interop_engine_get_driver",
-        _as(engine, Engine, "engine"), Driver,
+        engine, Engine, "engine", Driver,
     )
 
 
@@ -198,7 +195,7 @@ def get_device(engine: Engine) -> Device | None:
     """The engine's Level Zero device."""
     return _get(
         lib.dnnl_ze_interop_engine_get_device, "dnnl_ze_interop_engine_get_device",
-        _as(engine, Engine, "engine"), Device,
+        engine, Engine, "engine", Device,
     )
 
 
@@ -206,7 +203,7 @@ def get_context(engine: Engine) -> Context | None:
     """The engine's Level Zero context (the user's, not owned by oneDNN)."""
     return _get(
         lib.dnnl_ze_interop_engine_get_context, "dnnl_ze_interop_engine_get_context",
-        _as(engine, Engine, "engine"), Context,
+        engine, Engine, "engine", Context,
     )
 
 
@@ -221,21 +218,23 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
     kept alive by the caller. ``profiling`` enables kernel profiling where
     the library supports it (release builds ignore it).
     """
-    eng = _as(engine, Engine, "engine")
     lst = _handle(command_list, CommandList, "command_list")
+    if not isinstance(profiling, (bool, int)):
+        raise TypeError(f"profiling: expected a bool, got {type(profiling).__name__}")
     out = Stream._new_out()
-    check(
-        lib.dnnl_ze_interop_stream_create(out, eng, lst, 1 if profiling else 0),
-        "dnnl_ze_interop_stream_create",
-    )
-    return Stream._from_handle(out[0], keep=(engine, command_list))
+    with using((engine, Engine, "engine")) as c_engine:
+        check(
+            lib.dnnl_ze_interop_stream_create(out, c_engine, lst, 1 if profiling else 0),
+            "dnnl_ze_interop_stream_create",
+        )
+        return Stream._from_handle(out[0], keep=(engine, command_list))
 
 
 def get_list(stream: Stream) -> CommandList | None:
     """The stream's Level Zero command list."""
     return _get(
         lib.dnnl_ze_interop_stream_get_list, "dnnl_ze_interop_stream_get_list",
-        _as(stream, Stream, "stream"), CommandList,
+        stream, Stream, "stream", CommandList,
     )
 
 
@@ -255,25 +254,21 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
     alive by the memory, the native allocation must be kept alive by the
     caller. ``Memory.data_handle`` reads the pointer back.
     """
-    md = _as(desc, MemoryDesc, "desc")
-    eng = _as(engine, Engine, "engine")
-    if isinstance(handles, (list, tuple)):
-        given = list(handles) or [MEMORY_ALLOCATE]  # dense descriptors have one buffer
-        names = [f"handles[{i}]" for i in range(len(given))]
-    else:
-        given, names = [handles], ["handles"]
-    pointers, keep = [], []
-    for index, (handle, name) in enumerate(zip(given, names)):
-        pointer, kept = data_pointer(handle, lib.dnnl_memory_desc_get_size_v2(md, index), name)
-        pointers.append(pointer)
-        keep.append(kept)
+    return _make_memory(None, desc, engine, handles)
+
+
+def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
+    pointers, keep, _ = memory_handles(desc, handles, _VOID_POINTER, True, "handles")
     array = ffi.new("void *[]", pointers)
-    out = Memory._new_out()
-    check(
-        lib.dnnl_ze_interop_memory_create(out, md, eng, len(array), array),
-        "dnnl_ze_interop_memory_create",
+    return create_memory(
+        into, lib.dnnl_ze_interop_memory_create, "dnnl_ze_interop_memory_create",
+        desc, engine, pointers, keep, len(array), array,
     )
-    return Memory._wrap(out[0], desc, engine, pointers, tuple(keep))
+
+
+# Memory(desc, engine, buffer) on a Level Zero engine: USM memory.
+_INTEROP_MEMORY["ze"] = _make_memory
+_VOID_POINTER = ffi.typeof("void *")
 
 
 # --- execution -----------------------------------------------------------------
@@ -293,16 +288,17 @@ def execute(
     Returns the :class:`Event` oneDNN reports, or None; oneDNN 3.13 always
     reports none (NULL) on interop streams, which are in-order.
     """
-    prim = _as(primitive, Primitive, "primitive")
-    strm = _as(stream, Stream, "stream")
-    c_args = _exec_args(args, primitive._arg_sizes)
+    if isinstance(deps, (str, bytes)) or not isinstance(deps, Iterable):
+        raise TypeError(f"deps: expected a sequence of Level Zero events, got {type(deps).__name__}")
+    deps = tuple(deps)
     events = [_handle(event, Event, f"deps[{i}]") for i, event in enumerate(deps)]
     c_deps = ffi.new("ze_event_handle_t[]", events) if events else ffi.NULL
     event = ffi.new("ze_event_handle_t *")
-    check(
-        lib.dnnl_ze_interop_primitive_execute(
-            prim, strm, len(c_args), c_args, len(events), c_deps, event
-        ),
-        "dnnl_ze_interop_primitive_execute",
-    )
+
+    def call(c_primitive, c_stream, nargs, c_args):
+        return lib.dnnl_ze_interop_primitive_execute(
+            c_primitive, c_stream, nargs, c_args, len(events), c_deps, event
+        )
+
+    submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute")
     return Event._from_cdata(event[0])

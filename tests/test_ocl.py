@@ -95,9 +95,9 @@ def test_engine_keeps_the_objects_it_was_given_alive(standin_dnnl, pocl_device):
 
 
 @pytest.mark.parametrize("which", ["device", "context"])
-def test_a_null_device_or_context_is_refused(dnnl, pocl_device, context, which):
+def test_a_null_device_or_context_is_refused_before_c(dnnl, pocl_device, context, which):
     device, ctx = (None, context) if which == "device" else (pocl_device, None)
-    with pytest.raises(dnnl_interop.InvalidArgumentsError, match="dnnl_ocl_interop_engine_create"):
+    with pytest.raises(TypeError, match=f"^{which}: None given"):
         ocl.make_engine(device, ctx)
     assert refcount(context) == 1
 
@@ -180,8 +180,8 @@ def test_cache_blob_is_stable_and_recreates_an_identical_engine(engine, pocl_dev
     assert ocl.get_engine_cache_blob_id(pocl_device) == blob_id
 
 
-def test_an_empty_cache_blob_is_refused(dnnl, pocl_device, context):
-    with pytest.raises(dnnl_interop.InvalidArgumentsError, match="from_cache_blob"):
+def test_an_empty_cache_blob_is_refused_before_c(dnnl, pocl_device, context):
+    with pytest.raises(ValueError, match="^cache_blob: empty"):
         ocl.make_engine(pocl_device, context, b"")
 
 

@@ -198,15 +198,15 @@ def test_a_host_buffer_must_be_writable_contiguous_and_large_enough(real_cpu_eng
         ze.make_memory(desc, real_cpu_engine, np.zeros(5, np.float32))
     with pytest.raises(ValueError, match="^handles: .*not C-contiguous"):
         ze.make_memory(desc, real_cpu_engine, np.zeros((3, 4), np.float32)[:, ::2])
-    with pytest.raises(ValueError, match="^handles: .*not writable"):
+    with pytest.raises(ValueError, match="^handles: .*read-only"):
         ze.make_memory(desc, real_cpu_engine, bytes(24))
 
 
 def test_a_one_element_numpy_array_is_a_buffer_not_an_int(real_cpu_engine):
-    """numpy arrays of one element have ``__int__`` (their value): never an address."""
-    desc = dnnl.MemoryDesc((1,), "f32", "a")
-    with pytest.raises(ValueError, match="^handles: 1 bytes"):
-        ze.make_memory(desc, real_cpu_engine, np.array([7], np.uint8))
+    """numpy arrays of one element have ``__index__`` (their value): never an address."""
+    desc = dnnl.MemoryDesc((2,), "f32", "a")
+    with pytest.raises(ValueError, match="^handles: 4 bytes"):
+        ze.make_memory(desc, real_cpu_engine, np.array([7], np.float32))
 
 
 def test_execute_refuses_args_that_are_not_memory(real_cpu_engine):
@@ -277,25 +277,25 @@ def test_a_failed_make_engine_keeps_nothing_alive(real_dnnl):
     ids=["all", "driver", "device", "context", "memory-none-driver"],
 )
 @pytest.mark.parametrize("cache_blob", [None, b"\x01" * 64], ids=["plain", "from-blob"])
-def test_make_engine_refuses_a_null_handle(both, handles, cache_blob):
-    function = "dnnl_ze_interop_engine_create" + ("" if cache_blob is None else "_from_cache_blob")
-    with pytest.raises(dnnl.InvalidArgumentsError) as info:
+def test_make_engine_refuses_a_null_handle_before_c(both, handles, cache_blob):
+    first_null = ["driver", "device", "context"][[h is None or h is dnnl.MEMORY_NONE for h in handles].index(True)]
+    with pytest.raises((TypeError, ValueError), match=f"^{first_null}: (None given|a NULL handle)"):
         ze.make_engine(*handles, cache_blob=cache_blob)
-    assert info.value.function == function
 
 
 @pytest.mark.parametrize(
     ("driver", "device"), [(None, None), (None, FAKE_DEVICE), (FAKE_DRIVER, None)], ids=["both", "driver", "device"]
 )
-def test_a_blob_id_for_null_handles_is_a_runtime_error(both, driver, device):
-    """oneDNN hands NULL to Level Zero unchecked, which fails: RUNTIME_ERROR."""
-    with pytest.raises(dnnl.DnnlRuntimeError, match="dnnl_ze_interop_engine_get_cache_blob_id"):
+def test_a_blob_id_for_null_handles_is_refused_before_c(both, driver, device):
+    """oneDNN would hand NULL to Level Zero unchecked: refused here, naming the argument."""
+    first_null = "driver" if driver is None else "device"
+    with pytest.raises(TypeError, match=f"^{first_null}: None given"):
         ze.get_engine_cache_blob_id(driver, device)
 
 
 @pytest.mark.parametrize("empty", [b"", bytearray(), np.zeros(0, np.uint8)], ids=["bytes", "bytearray", "numpy"])
-def test_make_engine_refuses_an_empty_cache_blob(both, empty):
-    with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_ze_interop_engine_create_from_cache_blob"):
+def test_make_engine_refuses_an_empty_cache_blob_before_c(both, empty):
+    with pytest.raises(ValueError, match="^cache_blob: empty"):
         ze.make_engine(FAKE_DRIVER, FAKE_DEVICE, FAKE_CONTEXT, cache_blob=empty)
 
 
@@ -314,7 +314,7 @@ def test_engine_queries_refuse_a_cpu_engine(cpu_engine, getter, function):
     assert info.value.function == function
 
 
-@pytest.mark.parametrize("command_list", [FAKE_LIST, None, ze.CommandList(FAKE_LIST)])
+@pytest.mark.parametrize("command_list", [FAKE_LIST, ze.CommandList(FAKE_LIST)])
 @pytest.mark.parametrize("profiling", [False, True])
 def test_make_stream_refuses_a_cpu_engine(cpu_engine, command_list, profiling):
     with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_ze_interop_stream_create"):
@@ -530,8 +530,8 @@ def test_the_stream_keeps_its_engine_and_list_object_until_it_closes(standin_dnn
     assert refs[0]() is None  # and so is the engine nothing else holds
 
 
-def test_make_stream_refuses_a_null_list(ze_engine):
-    with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_ze_interop_stream_create"):
+def test_make_stream_refuses_a_null_list_before_c(ze_engine):
+    with pytest.raises(TypeError, match="^command_list: None given"):
         ze.make_stream(ze_engine, None)
 
 

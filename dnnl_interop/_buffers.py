@@ -1,0 +1,222 @@
+"""What a memory's data may be: two doors, each checking what it takes.
+
+* :func:`host_buffer`, for memory on a host engine (the CPU engine): an object
+  with the buffer protocol (a numpy array, a bytearray, a cffi array), whose
+  item type, byte order, size, contiguity and writability are checked
+  against the descriptor. A bare address is refused: it has no size or
+  lifetime to check. :class:`UncheckedPointer` is the named way to give one
+  anyway.
+* :func:`device_handle`, for OpenCL buffers and USM pointers (``ocl`` and
+  ``ze`` memory): a pyopencl memory object, an int handle (``__index__``), a
+  cffi pointer, or, for USM, a host view of shared USM (checked like a host
+  buffer). A host array is never taken for a ``cl_mem``.
+
+Both return ``(void *, object to keep alive)`` and accept
+:data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` and None (no buffer).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ._ffi import ffi, lib
+from ._handles import as_handle, check_address
+
+_VOID_POINTER = ffi.typeof("void *")
+_MEMORY_ALLOCATE_ADDRESS = int(ffi.cast("uintptr_t", lib.DNNL_MEMORY_ALLOCATE))
+
+# struct-module format characters by (kind, itemsize); kind: f float, i
+# signed, u unsigned, b bool. "l"/"L" are 8 bytes on the LP64 systems oneDNN
+# supports; itemsize comes from the buffer itself anyway.
+_FORMAT_KIND = {
+    **dict.fromkeys("efd", "f"),
+    **dict.fromkeys("bhilq", "i"),
+    **dict.fromkeys("BHILQ", "u"),
+    "?": "b",
+    "c": "u",
+}
+# dnnl_data_type_t -> (kind, itemsize) of a matching host buffer. Types that
+# numpy has no name for (bf16, fp8, int4, ...) take raw unsigned bytes.
+_EXPECTED = {
+    lib.dnnl_f16: ("f", 2, "float16"),
+    lib.dnnl_f32: ("f", 4, "float32"),
+    lib.dnnl_f64: ("f", 8, "float64"),
+    lib.dnnl_s8: ("i", 1, "int8"),
+    lib.dnnl_u8: ("u", 1, "uint8"),
+    lib.dnnl_s32: ("i", 4, "int32"),
+    lib.dnnl_s64: ("i", 8, "int64"),
+    lib.dnnl_boolean: ("b", 1, "bool"),
+}
+_NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
+
+
+class UncheckedPointer:
+    """An address given as a memory's data on the caller's word.
+
+    ``UncheckedPointer(address)`` (an int or a cffi pointer) says: this
+    address points to at least as many bytes as the descriptor needs, of
+    the right type, and stays valid until the memory is closed or given
+    another buffer. Nothing of that can be checked; a wrong address can
+    crash the process. Prefer a numpy array or another buffer object.
+    """
+
+    __slots__ = ("address",)
+
+    def __init__(self, address: object):
+        if isinstance(address, ffi.CData):
+            address = int(ffi.cast("uintptr_t", address))
+        object.__setattr__(self, "address", check_address(address, "address"))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("UncheckedPointer is immutable")
+
+    def __repr__(self) -> str:
+        return f"dnnl_interop.UncheckedPointer({self.address:#x})"
+
+
+def _sentinel(data: object):
+    """The ``void *`` of None, MEMORY_NONE or MEMORY_ALLOCATE; None otherwise."""
+    if data is None:
+        return ffi.NULL
+    if isinstance(data, ffi.CData) and ffi.typeof(data) is _VOID_POINTER:
+        address = int(ffi.cast("uintptr_t", data))
+        if address in (0, _MEMORY_ALLOCATE_ADDRESS):
+            return data
+    return None
+
+
+def _refuse_owned(data: object, what: str) -> None:
+    from ._owned import Owned
+
+    if isinstance(data, Owned):
+        raise TypeError(f"{what}: expected a data buffer, got a dnnl_interop.{type(data).__name__}")
+
+
+def host_buffer(data: object, size: int, data_type: int | None, what: str):
+    """``(void *, keep)`` for host data of ``size`` bytes of ``data_type``.
+
+    ``data_type`` None skips the item-type check (buffers of a descriptor
+    whose extra buffers hold metadata of other types).
+    """
+    pointer = _sentinel(data)
+    if pointer is not None:
+        return pointer, None
+    if isinstance(data, UncheckedPointer):
+        return ffi.cast(_VOID_POINTER, data.address), data
+    _refuse_owned(data, what)
+    if hasattr(data, "int_ptr"):
+        raise TypeError(
+            f"{what}: a {_name(data)} is a device memory handle, not host memory; "
+            "use ocl.make_memory or ze.make_memory on an engine of that runtime"
+        )
+    if isinstance(data, ffi.CData):
+        return _cffi_array(data, size, data_type, what)
+    try:
+        view = memoryview(data)
+    except TypeError:
+        if isinstance(data, int) or hasattr(data, "__index__"):
+            raise TypeError(
+                f"{what}: an int address has no size or lifetime to check; pass a buffer "
+                "(a numpy array, a bytearray), or dnnl_interop.UncheckedPointer(address) "
+                "if you vouch for both"
+            ) from None
+        raise TypeError(
+            f"{what}: expected a buffer (a numpy array, a bytearray, ...), got a {_name(data)}"
+        ) from None
+    with view:
+        _check_view(view, data, size, data_type, what)
+    pointer = ffi.from_buffer("char[]", data, require_writable=True)
+    return ffi.cast(_VOID_POINTER, pointer), (data, pointer)
+
+
+def _check_view(view: memoryview, data: object, size: int, data_type: int | None, what: str) -> None:
+    if view.readonly:
+        raise ValueError(f"{what}: the buffer is read-only; oneDNN may write to a memory's buffer")
+    if not view.c_contiguous:
+        raise ValueError(
+            f"{what}: the buffer is not C-contiguous; the descriptor's layout says where each "
+            "element is within one contiguous block (numpy.ascontiguousarray makes one)"
+        )
+    if data_type is not None:
+        _check_item_type(view, data, data_type, what)
+    if view.nbytes < size:
+        raise ValueError(f"{what}: {view.nbytes} bytes, the descriptor needs {size}")
+
+
+def _check_item_type(view: memoryview, data: object, data_type: int, what: str) -> None:
+    fmt = view.format
+    order, char = (fmt[0], fmt[1:]) if fmt[:1] in "@=<>!" else ("@", fmt)
+    if order in "<>!" and order.replace("!", ">") != _NATIVE_ORDER:
+        raise ValueError(f"{what}: the buffer's byte order is not the machine's ({_dtype_of(data, fmt)})")
+    kind = _FORMAT_KIND.get(char)
+    expected = _EXPECTED.get(data_type)
+    if expected is None:  # a type numpy cannot name: raw bits
+        if kind == "u":
+            return
+        raise ValueError(
+            f"{what}: {_dtype_of(data, fmt)} items for a descriptor of a type numpy cannot hold; "
+            "give its raw bits as unsigned integers (array.view(numpy.uint8))"
+        )
+    want_kind, want_size, name = expected
+    if (kind, view.itemsize) != (want_kind, want_size):
+        raise ValueError(
+            f"{what}: {_dtype_of(data, fmt)} items, the descriptor holds {name}; convert the data "
+            f"(array.astype(numpy.{name})) or, to reinterpret its bytes on purpose, "
+            f"array.view(numpy.{name})"
+        )
+
+
+def _cffi_array(data, size: int, data_type: int | None, what: str):
+    kind = ffi.typeof(data)
+    if kind.kind != "array":
+        raise TypeError(
+            f"{what}: a cffi {kind.cname} has no size to check; pass a cffi array, or "
+            "dnnl_interop.UncheckedPointer(pointer) if you vouch for its size and lifetime"
+        )
+    return host_buffer(ffi.buffer(data), size, None, what)[0], data
+
+
+def device_handle(data: object, ctype, size: int, data_type: int | None, what: str, usm: bool):
+    """``(handle, keep)`` for an OpenCL buffer (``usm`` False) or a USM pointer.
+
+    ``ctype`` is the C type the handle is passed as (``void *``).
+    """
+    pointer = _sentinel(data)
+    if pointer is not None:
+        return pointer, None
+    if isinstance(data, UncheckedPointer):
+        return ffi.cast(ctype, data.address), data
+    _refuse_owned(data, what)
+    if hasattr(data, "int_ptr") or isinstance(data, ffi.CData):
+        handle = as_handle(data, ctype, what)
+        held = getattr(data, "size", None) if hasattr(data, "int_ptr") else None
+        if isinstance(held, int) and held < size:
+            raise ValueError(f"{what}: {held} bytes, the descriptor needs {size}")
+        return handle, data
+    if isinstance(data, (bytes, bytearray, memoryview)) or _has_buffer(data):
+        if not usm:
+            raise TypeError(
+                f"{what}: a {_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
+                "give a pyopencl.Buffer, or USM memory with MemoryKind.USM"
+            )
+        return host_buffer(data, size, data_type, what)
+    return as_handle(data, ctype, what), data
+
+
+def _has_buffer(data: object) -> bool:
+    try:
+        memoryview(data).release()
+    except TypeError:
+        return False
+    return True
+
+
+def _name(obj: object) -> str:
+    cls = type(obj)
+    module = cls.__module__.split(".")[0]
+    return cls.__name__ if module == "builtins" else f"{module}.{cls.__name__}"
+
+
+def _dtype_of(data: object, fmt: str) -> str:
+    dtype = getattr(data, "dtype", None)
+    return str(dtype) if dtype is not None else f"format {fmt!r}"

@@ -1,0 +1,190 @@
+"""Submitting work to a stream, and keeping what it uses until it is done.
+
+oneDNN executes asynchronously: ``dnnl_primitive_execute`` returns while the
+work may still run. So each stream keeps, for the work submitted to it, the
+primitive, the memories (and, through them, their buffers) and any
+dependency objects, and registers itself as a user of each owned object
+(see ``_owned``). They are let go when the stream is known to be done:
+
+* :meth:`InOrderWork.wait` finishes everything submitted before it started;
+* closing the stream waits first, then lets everything go.
+
+Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
+before it calls C and, once C returns, lets go of what was stamped before.
+Work submitted while a wait is running keeps its objects. Submission and
+the bookkeeping of a wait hold the stream's lock, so the two never
+interleave; the C wait itself runs without it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+
+from ._ffi import ffi, lib
+from ._owned import Owned
+from .errors import ClosedObjectError, check
+
+_EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
+_NULL = ffi.NULL
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_MISSING = object()
+
+
+class StreamBase(Owned):
+    """A stream's ownership rules: work in flight keeps what it uses."""
+
+    # _pending: id(obj) -> (obj, epoch) for everything submitted work uses.
+    __slots__ = ("_pending", "_epoch", "_lock")
+
+    def _adopt(self, handle, keep: tuple = ()) -> None:
+        self._pending = {}
+        self._epoch = 0
+        self._lock = threading.RLock()
+        super()._adopt(handle, keep)
+        engine = keep[0]
+        key = ("stream", id(self))
+        engine._use(key)  # oneDNN streams do not retain their engine
+        self._holds = ((engine, key),)
+        engine._add_stream(self)
+        self._shared.streams[id(self)] = self
+
+    def wait(self) -> None:
+        """Block until everything submitted to the stream has finished.
+
+        Then lets go of the objects that work used (see ``_execution``).
+        """
+        with self._lock:
+            handle = self._handle
+            if handle is None:
+                raise ClosedObjectError("this Stream is closed")
+            epoch = self._epoch
+            self._epoch = epoch + 1
+            key = -next(self._shared.call_keys)
+            self._use(key)  # a close meanwhile defers the destroy until C returns
+        try:
+            status = lib.dnnl_stream_wait(handle)
+        finally:
+            self._release(key)
+        check(status, "dnnl_stream_wait")
+        with self._lock:
+            self._let_go(epoch)
+
+    def _let_go(self, epoch: float) -> None:
+        """Release what work stamped up to ``epoch`` used (it is done). Holds the lock."""
+        pending = self._pending
+        done = [key for key, (_, stamp) in pending.items() if stamp <= epoch]
+        sid = id(self)
+        for key in done:
+            obj = pending.pop(key)[0]
+            if isinstance(obj, Owned):
+                obj._release(sid)
+
+    def _close_handle(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # creation failed before the stream was set up
+            return super()._close_handle()
+        shared = self._shared
+        with lock:  # no submission is under way
+            with shared.lock:
+                handle = self._handle
+                if handle is None:
+                    return
+                self._handle = None
+                shared.deferred[id(self)] = (self, handle)
+            # Finish the work before letting go of what it uses. If the wait
+            # fails, nothing is known finished: the objects stay alive.
+            if lib.dnnl_stream_wait(handle) == 0:
+                self._let_go(float("inf"))
+        if not self._users:
+            self._claim()
+
+    def _finish_work(self) -> None:
+        pass  # closing a stream finishes its own work
+
+
+def submit(
+    primitive: Owned,
+    stream: StreamBase,
+    args: Mapping[int, object],
+    keep: tuple,
+    call: Callable[..., int],
+    name: str,
+) -> None:
+    """Check and register everything, then ``call(c_primitive, c_stream, nargs, c_args)``.
+
+    ``args`` maps ``ARG_*`` indices to Memory objects (None passes NULL);
+    ``keep`` holds other objects the work uses (dependency events). Every
+    object is registered as in flight on ``stream`` before its handle is
+    read, so a close from another thread defers its destroy.
+    """
+    sizes = getattr(primitive, "_arg_sizes", _MISSING)
+    if sizes is _MISSING or not isinstance(primitive, Owned):
+        raise TypeError(f"primitive: expected a dnnl_interop.Primitive, got {type(primitive).__name__}")
+    if not isinstance(stream, StreamBase):
+        raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
+    try:
+        items = list(args.items())
+    except AttributeError:
+        raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
+    sid = id(stream)
+    with stream._lock:
+        epoch = stream._epoch
+        pending = stream._pending
+        primitive._users[sid] = True
+        pending[id(primitive)] = (primitive, epoch)
+        entries = []
+        for index, memory in items:
+            if memory is None:
+                entries.append((_arg_index(index), _NULL))
+                continue
+            handle = getattr(memory, "_executable", _MISSING)
+            if handle is _MISSING:
+                raise TypeError(f"args[{index!r}]: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+            memory._users[sid] = True
+            pending[id(memory)] = (memory, epoch)
+            handle = memory._executable  # read after registering: see _owned
+            if handle is None or type(index) is not int or memory._size < sizes.get(index, 0):
+                index = _refuse(index, memory, sizes)
+            entries.append((index, handle))
+        for obj in keep:
+            pending[id(obj)] = (obj, epoch)
+        c_primitive, c_stream = primitive._handle, stream._handle
+        if c_primitive is None:
+            raise ClosedObjectError("primitive: this Primitive is closed")
+        if c_stream is None:
+            raise ClosedObjectError("stream: this Stream is closed")
+        try:
+            c_args = ffi.new(_EXEC_ARGS, entries)
+        except OverflowError:
+            for index, _ in entries:
+                _arg_index(index)
+            raise
+        check(call(c_primitive, c_stream, len(entries), c_args), name)
+
+
+def _arg_index(index: object) -> int:
+    if type(index) is not int and not isinstance(index, int) or isinstance(index, bool):
+        raise TypeError(f"args: keys are ARG_* indices (ints), got {index!r}")
+    if not _INT_MIN <= index <= _INT_MAX:
+        raise ValueError(f"args: {index} is not an ARG_* index (a C int)")
+    return int(index)
+
+
+def _refuse(index: object, memory, sizes: Mapping[int, int]) -> int:
+    """Raise the error for an argument the fast path did not take, or return its index."""
+    index = _arg_index(index)
+    what = f"args[{index!r}]"
+    if memory._handle is None:
+        raise ClosedObjectError(f"{what}: this Memory is closed")
+    if memory._executable is None:
+        raise ValueError(
+            f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
+            "(set_data_handle, ocl.set_mem_object) before executing"
+        )
+    if memory._size < sizes.get(index, 0):
+        raise ValueError(
+            f"{what}: the memory holds {memory._size} bytes, the primitive "
+            f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
+        )
+    return index

@@ -1,0 +1,68 @@
+"""What the OpenCL and Level Zero modules share: required handles, memory
+handles, getters and memory construction."""
+
+from __future__ import annotations
+
+from ._buffers import device_handle
+from ._ffi import ffi, lib
+from ._handles import address_of, as_handle
+from ._owned import using
+from .core import MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
+from .errors import check
+
+
+def required_handle(obj: object, ctype, what: str):
+    """``obj`` as a ``ctype`` handle; None (NULL) is refused, oneDNN needs one."""
+    if obj is None:
+        raise TypeError(f"{what}: None given; a handle is required")
+    handle = as_handle(obj, ctype, what)
+    if handle == ffi.NULL:
+        raise ValueError(f"{what}: a NULL handle given; a handle is required")
+    return handle
+
+
+def get_address(function, name: str, owned: object, cls: type, what: str, ctype: str) -> int:
+    """Call a oneDNN getter ``function(handle, ctype *out)``; the address it wrote."""
+    out = ffi.new(ctype + " *")
+    with using((owned, cls, what)) as handle:
+        check(function(handle, out), name)
+    return address_of(out[0])
+
+
+def memory_handles(desc: MemoryDesc, handles: object, ctype, usm: bool, what: str):
+    """``(pointers, keep, is_list)`` for one handle or a list/tuple of them.
+
+    An empty list means MEMORY_ALLOCATE for each buffer (one, for dense
+    descriptors). Extra buffers of a descriptor hold metadata of other
+    types, so only a single buffer's item type is checked.
+    """
+    if not isinstance(desc, MemoryDesc):
+        raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if isinstance(handles, (list, tuple)):
+        given = list(handles) or [MEMORY_ALLOCATE]
+        pointers, keep = [], []
+        with using((desc, MemoryDesc, "desc")) as md:
+            for i, handle in enumerate(given):
+                size = lib.dnnl_memory_desc_get_size_v2(md, i)
+                pointer, kept = device_handle(handle, ctype, size, None, f"{what}[{i}]", usm)
+                pointers.append(pointer)
+                keep.append(kept)
+        return pointers, tuple(keep), True
+    pointer, kept = device_handle(handles, ctype, desc.size, desc.data_type, what, usm)
+    return [pointer], kept, False
+
+
+def create_memory(
+    into: Memory | None, create, name: str, desc: MemoryDesc, engine: Engine, pointers, keep, *extra
+) -> Memory:
+    """``create(out, md, engine, *extra)`` makes a memory over ``pointers``.
+
+    The handle goes to ``into`` (a Memory being constructed) or a new Memory.
+    """
+    out = Memory._new_out()
+    memory = Memory.__new__(Memory) if into is None else into
+    with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+        check(create(out, md, c_engine, *extra), name)
+        memory._adopt(out[0], keep=(desc, engine, keep))
+        memory._use_data(pointers, keep)
+    return memory

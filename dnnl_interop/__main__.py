@@ -19,6 +19,8 @@ Exit codes
    are listed
 4  pyopencl cannot be imported
 5  pyopencl works but lists no OpenCL platform
+6  (``--emulated-gpu``) the emulated GPU could not be switched on, or oneDNN
+   made no engine on it
 
 Whatever is missing, everything that could be found is still reported, and a
 one-line summary of what is missing goes to stderr.
@@ -67,6 +69,14 @@ Keys are stable; new keys may be added, existing ones keep their meaning.
              {``ok``: true, ``error``: null} (the engine was made and closed) or
              {``ok``: false, ``error``: error object}}
 
+``info --emulated-gpu`` reports instead the emulated Intel GPU of
+``dnnl_interop.testing.emulated_gpu`` as oneDNN sees it, probed in a child
+process with the layer on: ``schema``, ``exit_code``, ``error`` (null, or why
+it could not be probed), ``device`` {``name``, ``type``, ``vendor_id``,
+``platform``}, ``onednn`` {``path``, ``version``, ``error``}, ``gpu_engine``,
+``cache_blob_id`` (as above) and ``cache_blob`` ({``ok``, ``length``} or
+{``ok``: false, ``error``}).
+
 An error object is {``class``: the exception class name (e.g.
 "InvalidArgumentsError"), ``status``: the oneDNN status name (e.g.
 "INVALID_ARGUMENTS") or null, ``code``: the status or OpenCL error code or
@@ -97,12 +107,20 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     info.add_argument("--json", action="store_true", help="print one JSON document")
+    info.add_argument(
+        "--emulated-gpu",
+        action="store_true",
+        help="report the emulated Intel GPU (dnnl_interop.testing) as oneDNN sees it, "
+        "probed in a child process; exit 6 if oneDNN makes no engine on it",
+    )
     return parser
 
 
 def _info(args: argparse.Namespace) -> int:
     from . import _info
 
+    if args.emulated_gpu:
+        return _emulated_gpu_info(args, _info)
     facts = _info.collect()
     if args.json:
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
@@ -112,6 +130,19 @@ def _info(args: argparse.Namespace) -> int:
     summary = _info.problem_summary(facts)
     if summary:
         print(f"dnnl-interop info: {summary} (exit {facts['exit_code']})", file=sys.stderr)
+    return facts["exit_code"]
+
+
+def _emulated_gpu_info(args: argparse.Namespace, _info) -> int:
+    facts = _info.collect_emulated_gpu()
+    if args.json:
+        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+    else:
+        sys.stdout.write(_info.render_emulated_gpu(facts))
+    sys.stdout.flush()
+    if facts["exit_code"]:
+        print(f"dnnl-interop info --emulated-gpu: no engine on the emulated GPU (exit {facts['exit_code']})",
+              file=sys.stderr)
     return facts["exit_code"]
 
 

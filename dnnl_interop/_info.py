@@ -415,3 +415,85 @@ def problem_summary(facts: dict) -> str | None:
     if "opencl-platforms" in facts["missing"]:
         parts.append("no OpenCL platform")
     return "; ".join(parts) or None
+
+
+# --- info --emulated-gpu ----------------------------------------------------------
+
+EXIT_NO_EMULATED_GPU = 6
+
+
+def _probe_emulated_gpu() -> dict:
+    """In a process with the emulated GPU on: the device as oneDNN sees it."""
+    from dnnl_interop import ocl
+    from dnnl_interop.testing import emulated_gpu
+
+    facts: dict = {"device": None, "onednn": None, "gpu_engine": None, "cache_blob_id": None, "cache_blob": None}
+    with stdout_to_stderr():
+        gpu = emulated_gpu.enable()
+        device = gpu.device
+        facts["device"] = {
+            "name": device.name,
+            "type": _device_type(device.type),
+            "vendor_id": device.vendor_id,
+            "platform": device.platform.name,
+        }
+        onednn, library = _collect_onednn()
+        facts["onednn"] = {"path": onednn["path"], "version": onednn["version"], "error": onednn["error"]}
+        if library is None:
+            return facts
+        import pyopencl
+
+        probed = _probe_device(device, pyopencl, library)
+        facts["gpu_engine"], facts["cache_blob_id"] = probed["gpu_engine"], probed["cache_blob_id"]
+        if facts["gpu_engine"]["ok"]:
+            try:
+                with ocl.make_engine(device, gpu.context) as engine:
+                    blob = ocl.get_engine_cache_blob(engine)
+            except Exception as exc:
+                facts["cache_blob"] = {"ok": False, "error": _error(exc)}
+            else:
+                facts["cache_blob"] = {"ok": True, "length": len(blob)}
+    return facts
+
+
+def collect_emulated_gpu() -> dict:
+    """The facts of ``info --emulated-gpu``, gathered in a child process with the layer on."""
+    from dnnl_interop.testing import emulated_gpu
+
+    facts = {"schema": SCHEMA, "exit_code": EXIT_OK, "error": None}
+    try:
+        facts.update(emulated_gpu.run_in_child(_probe_emulated_gpu))
+    except Exception as exc:  # no layer, no Intel runtime, or the child failed
+        facts["error"] = _error(exc)
+    engine = facts.get("gpu_engine")
+    if facts["error"] is None and facts["onednn"]["error"] is not None:
+        facts["exit_code"] = EXIT_NO_ONEDNN
+    elif facts["error"] is not None or not (engine and engine["ok"]):
+        facts["exit_code"] = EXIT_NO_EMULATED_GPU
+    return facts
+
+
+def render_emulated_gpu(facts: dict) -> str:
+    lines = ["emulated Intel GPU (dnnl_interop.testing.emulated_gpu, in a child process)"]
+    if facts["error"] is not None:
+        lines.append(f"  NOT AVAILABLE: {_error_text(facts['error'])}")
+        return "\n".join(lines) + "\n"
+    device, onednn = facts["device"], facts["onednn"]
+    _field(lines, "  ", "device", device["name"], 14)
+    _field(lines, "  ", "platform", device["platform"], 14)
+    _field(lines, "  ", "type", device["type"], 14)
+    _field(lines, "  ", "vendor id", f"{device['vendor_id']:#06x}", 14)
+    if onednn["error"] is not None:
+        _field(lines, "  ", "oneDNN", f"not loaded: {_error_text(onednn['error'])}", 14)
+        return "\n".join(lines) + "\n"
+    _field(lines, "  ", "oneDNN", f"{onednn['version']} ({onednn['path']})", 14)
+    engine, blob_id, blob = facts["gpu_engine"], facts["cache_blob_id"], facts["cache_blob"]
+    _field(lines, "  ", "GPU engine", "yes" if engine["ok"] else f"no: {_error_text(engine['error'])}", 14)
+    if blob_id["ok"]:
+        _field(lines, "  ", "cache blob id", f"{blob_id['length']} bytes, sha256 {blob_id['sha256']}", 14)
+    else:
+        _field(lines, "  ", "cache blob id", f"error: {_error_text(blob_id['error'])}", 14)
+    if blob is not None:
+        text = f"{blob['length']} bytes" if blob["ok"] else f"error: {_error_text(blob['error'])}"
+        _field(lines, "  ", "cache blob", text, 14)
+    return "\n".join(lines) + "\n"

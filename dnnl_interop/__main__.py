@@ -113,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         help="report the emulated Intel GPU (dnnl_interop.testing) as oneDNN sees it, "
         "probed in a child process; exit 6 if oneDNN makes no engine on it",
     )
+    from . import _cache_cli
+
+    _cache_cli.add_parser(commands)
     return parser
 
 
@@ -155,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     if args.command == "info":
         return _info(args)
+    if args.command == "cache":
+        from . import _cache_cli
+
+        return _cache_cli.run(args)
     parser.error(f"unknown command {args.command}")  # pragma: no cover - argparse refuses it
     return 2  # pragma: no cover
 

@@ -76,19 +76,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "DEFAULT_MAX_BLOB_SIZE",
+    "DEFAULT_STALE_TEMP_AGE",
+    "FORMAT_VERSION",
+    "HEADER_SIZE",
+    "MAGIC",
+    "MAX_KEY_SIZE",
+    "RUNTIMES",
+    "BadFile",
     "CacheBlobStore",
     "Entry",
-    "BadFile",
     "VerifyReport",
     "compose_key",
     "default_directory",
-    "RUNTIMES",
-    "FORMAT_VERSION",
-    "MAGIC",
-    "HEADER_SIZE",
-    "MAX_KEY_SIZE",
-    "DEFAULT_MAX_BLOB_SIZE",
-    "DEFAULT_STALE_TEMP_AGE",
 ]
 
 logger = logging.getLogger("dnnl_interop.cache")
@@ -538,9 +538,8 @@ class CacheBlobStore:
         now = time.time()
         removed = []
         for path, mtime in temps:
-            if older_than is None or now - mtime > older_than:
-                if _unlink_existing(path):
-                    removed.append(Path(path))
+            if (older_than is None or now - mtime > older_than) and _unlink_existing(path):
+                removed.append(Path(path))
         return removed
 
     def prune(self, max_bytes: int | None = None, max_age=None) -> list[Entry]:

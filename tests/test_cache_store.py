@@ -397,10 +397,10 @@ def _mutations(rng: random.Random, valid: bytes, runtime, key, blob, others: lis
         data[offset:offset + size] = rng.choice([rng.randbytes(size), bytes(size), b"\xff" * size])
         return "header field", bytes(data)
     if kind == 4:  # header fields changed and the checksum recomputed to match
-        fields = dict(version=rng.choice([0, 1, 2, 0xFFFF]), runtime_code=rng.choice([0, 1, 2, 3, 255]),
-                      flags=rng.choice([0, 0, 1, 128]),
-                      key_size=rng.choice([len(key), len(key) - 1, len(key) + 1, 0]),
-                      blob_size=rng.choice([len(blob), len(blob) - 1, len(blob) + 1, 0]))
+        fields = {"version": rng.choice([0, 1, 2, 0xFFFF]), "runtime_code": rng.choice([0, 1, 2, 3, 255]),
+                  "flags": rng.choice([0, 0, 1, 128]),
+                  "key_size": rng.choice([len(key), len(key) - 1, len(key) + 1, 0]),
+                  "blob_size": rng.choice([len(blob), len(blob) - 1, len(blob) + 1, 0])}
         return "header re-checksummed", encode(runtime, key, blob, **fields)
     if kind == 5:  # a sound entry of another key, runtime or blob
         other_runtime = rng.choice(["ocl", "ze"])
@@ -678,7 +678,7 @@ def test_verify_reports_and_removes_bad_entries_and_stale_temporary_files(tmp_pa
     assert report.stale_temp_files == (stale,) and not report.clean
     assert files(tmp_path) == sorted([entry_name("ocl", b"good"), "notes.txt"])
     assert store.verify().clean
-    assert store.entries()[0].last_used == [e for e in before if e.key == b"good"][0].last_used
+    assert store.entries()[0].last_used == next(e for e in before if e.key == b"good").last_used
 
 
 def test_clear_removes_only_this_formats_files(tmp_path):
@@ -888,7 +888,7 @@ def test_threads_sharing_one_store_only_ever_see_whole_blobs(tmp_path):
                     store.delete("ocl", key)
                 else:
                     store.prune(max_bytes=2 * 4096)
-        except BaseException as exc:  # reported by the main thread
+        except Exception as exc:  # noqa: BLE001 - any failure in a thread is reported by the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(writer,)) for writer in range(6)]

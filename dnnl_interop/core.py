@@ -390,12 +390,12 @@ class Memory(Owned):
         """
         if _sentinel_is_allocate(buffer):
             raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
-        desc = self.desc
+        size, data_type = self._size, self.desc.data_type
         if self.engine._runtime == "native":
-            pointer, kept = host_buffer(buffer, desc.size, desc.data_type, "buffer")
+            pointer, kept = host_buffer(buffer, size, data_type, "buffer")
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
             usm = self.engine._runtime == "ze" or _is_usm(self)
-            pointer, kept = device_handle(buffer, _VOID_POINTER, desc.size, desc.data_type, "buffer", usm)
+            pointer, kept = device_handle(buffer, _VOID_POINTER, size, data_type, "buffer", usm)
         self._finish_work()
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle")
@@ -425,7 +425,8 @@ class Memory(Owned):
     def _use_data(self, pointers, kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
         self._keep = self._keep[:2] + (kept,)
-        self._size = self.desc.size
+        if not hasattr(self, "_size"):  # the descriptor's size, read once: the user may close it
+            self._size = self.desc.size
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
         self._executable = self._handle if has_data else None
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 
+from ._buffers import device_handle
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes
@@ -214,7 +215,8 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     """
     if not isinstance(memory, Memory):
         raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
-    handle, kept = memory_handles(memory.desc, buffer, "cl_mem", False, "buffer")[:2]
+    handle, kept = device_handle(buffer, "cl_mem", memory._size, memory.desc.data_type, "buffer", usm=False)
+    handle = [handle]
     if handle[0] == ffi.cast("cl_mem", MEMORY_ALLOCATE):
         raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
     memory._finish_work()

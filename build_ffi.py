@@ -36,7 +36,7 @@ def read_headers(directory: Path = HEADER_DIR, names=HEADERS):
     return _cdef.read_headers(directory, names)
 
 
-ffibuilder = _cdef.make_ffibuilder(HEADER_DIR)
+ffibuilder = _cdef.make_ffibuilder(HEADER_DIR, private=True)
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

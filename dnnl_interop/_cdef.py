@@ -10,12 +10,20 @@ of function pointers; ``dnnl_interop_bind()`` fills the table with ``dlsym``
 once the Python layer has found a library. Until then, and for every function
 the loaded library lacks, the slot holds a stub that
 
-* asks Python (``_dnnl_interop_autoload``) to find and bind the library on the
-  first call, then retries once, and otherwise
-* records which function was missing in a thread-local and returns
-  ``dnnl_unimplemented`` (or 0 / NULL for functions that return no status),
+* asks Python (``_dnnl_interop_autoload``) to find and bind the library if
+  none is bound yet, then reads its slot again (a bind by another thread may
+  have filled it since the call began) and calls through it if it can;
+* otherwise records in a thread-local which function answered, and whether
+  loading failed, and returns ``dnnl_unimplemented`` (a zero of the return
+  type for functions that return no status, nothing for ``void``), which
+  Python turns into ``MissingFunctionError`` or the loading error,
 
-so nothing is ever called through NULL.
+so nothing is ever called through NULL. Slots and the bound flag are C11
+atomics (release on bind, acquire on call).
+
+Functions of the shape ``dnnl_status_t f(..., size_t *size, uint8_t *buffer)``
+also get ``dnnl_interop_sized_<f>``, the whole size-query-then-fill protocol
+in one C call (see ``dnnl_interop/_sized.py``).
 """
 
 
@@ -219,13 +227,34 @@ def read_headers(directory: Path, names=HEADERS) -> Declarations:
 # --- code generation -------------------------------------------------------
 
 STUB_STATUS = "dnnl_unimplemented"
+# Prefix of every name the generated C adds; no header parameter may use it.
+PREFIX = "dnnl_interop_"
+SIZED_PREFIX = "dnnl_interop_sized_"
+SIZED_ATTEMPTS = 4  # fills before the protocol gives up on a moving size
+SIZED_SCRATCH = 1024  # results up to this size need no malloc (blob ids: ~140 bytes)
+
+# The record of one size-query-then-fill call: declared to cffi and to C alike.
+SIZED_RECORD = f"""
+typedef struct {{
+    size_t size;              /* bytes of the result */
+    char *large;              /* a result larger than scratch: malloc'd, freed by
+                                 dnnl_interop_sized_release() or the next call */
+    int outcome;              /* why the protocol gave up: DNNL_INTEROP_SIZED_* */
+    dnnl_status_t status;     /* status of the failed call (success: a fill that
+                                 reported another size, or no memory) */
+    size_t failed_size;       /* *size given to the last refused fill */
+    size_t reported_size;     /* *size that fill left behind */
+    char scratch[{SIZED_SCRATCH}];      /* a result that fits */
+}} dnnl_interop_sized_t;
+"""
 
 BINDING_CDEF = """
-/* Run-time binding of the function table (see build_ffi.py). */
+/* Run-time binding of the function table (see _cdef.py). */
 int dnnl_interop_bind(void *library);
 size_t dnnl_interop_symbol_count(void);
 const char *dnnl_interop_symbol_name(size_t index);
 int dnnl_interop_symbol_is_bound(size_t index);
+void *dnnl_interop_symbol_stub(size_t index);
 int dnnl_interop_take_unbound(void);
 extern "Python" int _dnnl_interop_autoload(void);
 
@@ -239,104 +268,350 @@ const char *dnnl_interop_file_of(const void *address);
 #define RTLD_NOLOAD ...
 """
 
+# The fixed part of the generated C, before the per-function code.
+TABLE_SOURCE = r"""
+/* ---- the function table ---------------------------------------------------
+ * Each function has a slot holding oneDNN's function once a library is bound,
+ * its stub until then and whenever the library lacks it. A slot holds its
+ * pointer as the generic dnnl_interop_fn; calls cast it back to the function's
+ * own type. Slots and the bound flag are C11 atomics: dnnl_interop_bind stores
+ * with release, calls load with acquire, so a call that sees a bound slot (or
+ * the flag) also sees everything the bind wrote before it. */
+typedef void (*dnnl_interop_fn)(void);
 
-def _stub_result(restype: str) -> str:
-    if restype == "dnnl_status_t":
-        return STUB_STATUS
-    return f"({restype})0"
+static int _dnnl_interop_autoload(void); /* extern "Python": load_library() */
+static atomic_int dnnl_interop_is_bound = 0;
+/* What answered this thread's latest call through the table: 0 for a bound
+ * function; for a stub, the function's 1-based index, negated if no library
+ * could be loaded for that call (Python then holds this thread's error). */
+static _Thread_local int dnnl_interop_unbound_index = 0;
+
+static dnnl_interop_fn dnnl_interop_load(_Atomic(dnnl_interop_fn) *slot) {
+    return atomic_load_explicit(slot, memory_order_acquire);
+}
+
+/* What every trampoline calls: the function its slot holds, after clearing
+ * this thread's record of stub answers (a stub sets it again). */
+static dnnl_interop_fn dnnl_interop_enter(_Atomic(dnnl_interop_fn) *slot) {
+    dnnl_interop_unbound_index = 0;
+    return dnnl_interop_load(slot);
+}
+
+/* What every stub does first: bind a library if none is bound (Python finds
+ * it; a thread that arrives while another binds waits for that bind), then
+ * read the slot again, since the bind may have filled it after this call
+ * started. Returns the function the slot holds now, or NULL if it still holds
+ * the stub (no library could be loaded, or it lacks the function): the index
+ * is then left for Python to find (dnnl_interop_take_unbound). */
+static dnnl_interop_fn dnnl_interop_resolve(
+    _Atomic(dnnl_interop_fn) *slot, dnnl_interop_fn stub, int index) {
+    int loaded = atomic_load_explicit(&dnnl_interop_is_bound, memory_order_acquire)
+        || _dnnl_interop_autoload();
+    dnnl_interop_fn function = dnnl_interop_load(slot);
+    if (function != stub)
+        return function;
+    dnnl_interop_unbound_index = loaded ? index : -index;
+    return NULL;
+}
+"""
+
+BIND_SOURCE = r"""
+#define DNNL_INTEROP_NSYMBOLS (sizeof(dnnl_interop_symbols) / sizeof(dnnl_interop_symbols[0]))
+
+static int dnnl_interop_bind(void *library) {
+    int bound = 0;
+    for (size_t i = 0; i < DNNL_INTEROP_NSYMBOLS; i++) {
+        const struct dnnl_interop_symbol *symbol = &dnnl_interop_symbols[i];
+        void *address = dlsym(library, symbol->name);
+        dnnl_interop_fn function = address ? (dnnl_interop_fn)address : symbol->stub;
+        atomic_store_explicit(symbol->slot, function, memory_order_release);
+        bound += address != NULL;
+    }
+    atomic_store_explicit(&dnnl_interop_is_bound, 1, memory_order_release);
+    return bound;
+}
+static size_t dnnl_interop_symbol_count(void) { return DNNL_INTEROP_NSYMBOLS; }
+static const char *dnnl_interop_symbol_name(size_t i) {
+    return i < DNNL_INTEROP_NSYMBOLS ? dnnl_interop_symbols[i].name : NULL;
+}
+static int dnnl_interop_symbol_is_bound(size_t i) {
+    return i < DNNL_INTEROP_NSYMBOLS
+        && dnnl_interop_load(dnnl_interop_symbols[i].slot) != dnnl_interop_symbols[i].stub;
+}
+/* The stub of function i: where a call lands that read the slot before a bind. */
+static void *dnnl_interop_symbol_stub(size_t i) {
+    return i < DNNL_INTEROP_NSYMBOLS ? (void *)dnnl_interop_symbols[i].stub : NULL;
+}
+static int dnnl_interop_take_unbound(void) {
+    int index = dnnl_interop_unbound_index;
+    dnnl_interop_unbound_index = 0;
+    return index;
+}
+static const char *dnnl_interop_file_of(const void *address) {
+    Dl_info info;
+    return dladdr(address, &info) ? info.dli_fname : NULL;
+}
+"""
+
+SIZED_SOURCE = rf"""
+/* ---- the size-query-then-fill protocol ------------------------------------
+ * oneDNN returns byte strings (cache blobs, their ids) from functions
+ * f(..., size_t *size, uint8_t *buffer): with a NULL buffer f writes the size;
+ * with a buffer, *size must be exactly that size. dnnl_interop_sized_<f> runs
+ * the whole protocol in one call: query; 0 bytes is a result; fill (into the
+ * record's scratch, or a malloc'd block if larger); if the fill is refused or
+ * reports another size, query again: a size that held still means the refusal
+ * was real; otherwise fill again, at most DNNL_INTEROP_SIZED_ATTEMPTS fills.
+ * It returns the result's size when the result is in record->scratch,
+ * DNNL_INTEROP_SIZED_LARGE when it is in record->large, and
+ * DNNL_INTEROP_SIZED_FAILED when record->outcome says why it gave up. */
+#define DNNL_INTEROP_SIZED_ATTEMPTS {SIZED_ATTEMPTS}
+#define DNNL_INTEROP_SIZED_LARGE (-1)
+#define DNNL_INTEROP_SIZED_FAILED (-2)
+#define DNNL_INTEROP_SIZED_QUERY_REFUSED 1 /* a size query failed */
+#define DNNL_INTEROP_SIZED_FILL_REFUSED 2  /* a fill failed, the size held still */
+#define DNNL_INTEROP_SIZED_SIZE_MOVED 3    /* the size moved before every fill */
+#define DNNL_INTEROP_SIZED_NO_MEMORY 4     /* malloc of record->size bytes failed */
+
+/* f with its leading arguments bound (see dnnl_interop_sized_call_<f>). */
+typedef dnnl_status_t (*dnnl_interop_sized_call)(const void *context, size_t *size, uint8_t *buffer);
+
+static void dnnl_interop_sized_release(dnnl_interop_sized_t *record) {{
+    free(record->large);
+    record->large = NULL;
+}}
+
+static ptrdiff_t dnnl_interop_sized_fail(dnnl_interop_sized_t *record, int outcome, dnnl_status_t status) {{
+    record->outcome = outcome;
+    record->status = status;
+    return DNNL_INTEROP_SIZED_FAILED;
+}}
+
+static ptrdiff_t dnnl_interop_query_then_fill(
+    dnnl_interop_sized_call call, const void *context, dnnl_interop_sized_t *record) {{
+    dnnl_interop_sized_release(record);
+    size_t size = 0;
+    dnnl_status_t status = call(context, &size, NULL);
+    for (int fills = 0;; fills++) {{
+        if (status != dnnl_success)
+            return dnnl_interop_sized_fail(record, DNNL_INTEROP_SIZED_QUERY_REFUSED, status);
+        if (size == 0)
+            return 0;
+        if (fills > 0 && size == record->failed_size)
+            return dnnl_interop_sized_fail(record, DNNL_INTEROP_SIZED_FILL_REFUSED, record->status);
+        const size_t expected = size;
+        uint8_t *buffer = (uint8_t *)record->scratch;
+        if (expected > sizeof record->scratch) {{
+            record->large = malloc(expected);
+            if (record->large == NULL) {{
+                record->size = expected;
+                return dnnl_interop_sized_fail(record, DNNL_INTEROP_SIZED_NO_MEMORY, dnnl_success);
+            }}
+            buffer = (uint8_t *)record->large;
+        }}
+        status = call(context, &size, buffer);
+        if (status == dnnl_success && size == expected) {{
+            record->size = expected;
+            return record->large ? DNNL_INTEROP_SIZED_LARGE : (ptrdiff_t)expected;
+        }}
+        dnnl_interop_sized_release(record);
+        record->status = status;
+        record->failed_size = expected;
+        record->reported_size = size;
+        if (fills + 1 == DNNL_INTEROP_SIZED_ATTEMPTS)
+            return dnnl_interop_sized_fail(record, DNNL_INTEROP_SIZED_SIZE_MOVED, status);
+        size = 0;
+        status = call(context, &size, NULL);
+    }}
+}}
+"""
 
 
-def make_cdef(decls: Declarations) -> str:
+def _param_type(decl: str, name: str) -> str:
+    """The type of parameter ``decl`` named ``name``, spaces normalised."""
+    return re.sub(r"\s*\*\s*", " *", decl[: decl.rindex(name)]).strip()
+
+
+def is_sized(function: Function) -> bool:
+    """Whether ``function`` returns bytes by the size-query-then-fill protocol:
+    ``dnnl_status_t f(..., size_t *size, uint8_t *buffer)``."""
+    if function.restype != "dnnl_status_t" or len(function.params) < 2:
+        return False
+    (size_decl, size_name), (buffer_decl, buffer_name) = function.params[-2:]
+    return (_param_type(size_decl, size_name), _param_type(buffer_decl, buffer_name)) == (
+        "size_t *",
+        "uint8_t *",
+    )
+
+
+def _sized_cdef(f: Function) -> str:
+    pointer_params = ", ".join(decl for decl, _ in f.params)
+    leading = "".join(f"{decl}, " for decl, _ in f.params[:-2])
+    return (
+        f"ptrdiff_t {SIZED_PREFIX}{f.name}(dnnl_status_t (*function)({pointer_params}), "
+        f"{leading}dnnl_interop_sized_t *record);"
+    )
+
+
+SIZED_CDEF = """
+/* The size-query-then-fill protocol: dnnl_interop_sized_<function>(). */
+#define DNNL_INTEROP_SIZED_ATTEMPTS ...
+#define DNNL_INTEROP_SIZED_LARGE ...
+#define DNNL_INTEROP_SIZED_FAILED ...
+#define DNNL_INTEROP_SIZED_QUERY_REFUSED ...
+#define DNNL_INTEROP_SIZED_FILL_REFUSED ...
+#define DNNL_INTEROP_SIZED_SIZE_MOVED ...
+#define DNNL_INTEROP_SIZED_NO_MEMORY ...
+void dnnl_interop_sized_release(dnnl_interop_sized_t *record);
+"""
+
+
+def make_cdef(decls: Declarations, private: bool = True) -> str:
+    """The cdef of ``dnnl_interop._ffi``; without ``private``, less what only
+    the module's own source can compile (see :func:`make_ffibuilder`)."""
     lines = [f"#define {name} {value}" for name, value in decls.int_constants.items()]
     lines += decls.types
     lines += [f"static void *const {name};" for name in decls.pointer_constants]
     lines += [f"{f.signature};" for f in decls.functions]
-    return "\n".join(lines) + "\n" + BINDING_CDEF
+    lines.append(BINDING_CDEF)
+    if private:
+        lines += [SIZED_RECORD, SIZED_CDEF]
+        lines += [_sized_cdef(f) for f in decls.functions if is_sized(f)]
+    return "\n".join(lines) + "\n"
+
+
+def _zero_of(restype: str) -> str:
+    if restype == "dnnl_status_t":
+        return STUB_STATUS
+    return f"({restype}){{0}}"  # a compound literal: a zero of any type
+
+
+def _check_names(f: Function, used: tuple[str, ...]) -> None:
+    for _, name in f.params:
+        if name.startswith(PREFIX) or name in used:
+            raise ValueError(f"{f.name}: parameter name {name!r} clashes with generated code")
+
+
+def _function_source(f: Function, index: int) -> list[str]:
+    """Type, slot, stub and trampoline of one function."""
+    _check_names(f, ("function",))
+    params = ", ".join(decl for decl, _ in f.params) or "void"
+    args = ", ".join(name for _, name in f.params)
+    ftype, slot, stub = (f"{PREFIX}{kind}_{f.name}" for kind in ("type", "slot", "stub"))
+    call = f"(({ftype})function)({args})"
+    if f.restype == "void":
+        stub_body = [f"    if (function)", f"        {call};"]
+        trampoline = f"    (({ftype}){PREFIX}enter(&{slot}))({args});"
+    else:
+        stub_body = [
+            "    if (!function)",
+            f"        return {_zero_of(f.restype)};",
+            f"    return {call};",
+        ]
+        trampoline = f"    return (({ftype}){PREFIX}enter(&{slot}))({args});"
+    return [
+        f"/* {f.signature} */",
+        f"typedef {f.restype} (*{ftype})({params});",
+        f"static {f.restype} {stub}({params});",
+        f"static _Atomic({PREFIX}fn) {slot} = ({PREFIX}fn){stub};",
+        f"static {f.restype} {stub}({params}) {{",
+        f"    {PREFIX}fn function = {PREFIX}resolve(&{slot}, ({PREFIX}fn){stub}, {index + 1});",
+        *stub_body,
+        "}",
+        f"static {f.restype} {f.name}({params}) {{",
+        trampoline,
+        "}",
+        "",
+    ]
+
+
+def _sized_source(f: Function) -> list[str]:
+    """dnnl_interop_sized_<f>: the protocol for ``f``, or for a function of its type."""
+    _check_names(f, ("function", "record", "leading", "context"))
+    leading = f.params[:-2]
+    for decl, _ in leading:
+        if "[" in decl or "(" in decl:
+            raise ValueError(f"{f.name}: cannot hold parameter {decl!r} in a struct")
+    ftype = f"{PREFIX}type_{f.name}"
+    leading_type = f"struct {SIZED_PREFIX}leading_{f.name}"
+    bound = ", ".join(f"leading->{name}" for _, name in leading)
+    helper_params = "".join(f", {decl}" for decl, _ in leading)
+    initial = "".join(f", {name}" for _, name in leading)
+    return [
+        f"/* {f.name} by the protocol; function is NULL for oneDNN's own. */",
+        f"{leading_type} {{",
+        f"    {ftype} function;",
+        *(f"    {decl};" for decl, _ in leading),
+        "};",
+        f"static dnnl_status_t {SIZED_PREFIX}call_{f.name}(const void *context, size_t *size, uint8_t *buffer) {{",
+        f"    const {leading_type} *leading = context;",
+        f"    return leading->function({bound + ', ' if bound else ''}size, buffer);",
+        "}",
+        f"static ptrdiff_t {SIZED_PREFIX}{f.name}({ftype} function{helper_params}, dnnl_interop_sized_t *record) {{",
+        f"    {leading_type} leading = {{function ? function : {f.name}{initial}}};",
+        f"    return dnnl_interop_query_then_fill({SIZED_PREFIX}call_{f.name}, &leading, record);",
+        "}",
+        "",
+    ]
 
 
 def make_source(decls: Declarations) -> str:
     out = [
-        "#define _GNU_SOURCE /* dladdr */",
+        "#ifndef _GNU_SOURCE /* for dladdr; Python.h usually defines it first */",
+        "#define _GNU_SOURCE",
+        "#endif",
         "#include <dlfcn.h>",
+        "#include <stdatomic.h>",
         "#include <stddef.h>",
         "#include <stdint.h>",
+        "#include <stdlib.h>",
         "",
         *(f"#define {name} {value}" for name, value in decls.int_constants.items()),
         *decls.types,
         *(f"static void *const {name} = {expr};" for name, expr in decls.pointer_constants.items()),
-        "",
-        "static int _dnnl_interop_autoload(void); /* extern \"Python\" */",
-        "static int dnnl_interop_is_bound = 0;",
-        "static __thread int dnnl_interop_unbound_index = 0; /* 1-based */",
-        "",
+        TABLE_SOURCE,
     ]
-    table = []
     for index, f in enumerate(decls.functions):
-        params = ", ".join(decl for decl, _ in f.params) or "void"
-        args = ", ".join(name for _, name in f.params)
-        slot, stub = f"dnnl_interop_slot_{f.name}", f"dnnl_interop_stub_{f.name}"
-        out += [
-            f"static {f.restype} {stub}({params});",
-            f"static {f.restype} (*{slot})({params}) = {stub};",
-            f"static {f.restype} {stub}({params}) {{",
-            "    if (!dnnl_interop_is_bound && _dnnl_interop_autoload())",
-            f"        return {slot}({args});",
-            f"    dnnl_interop_unbound_index = {index + 1};",
-            f"    return {_stub_result(f.restype)};",
-            "}",
-            f"static {f.restype} {f.name}({params}) {{",
-            f"    return {slot}({args});",
-            "}",
-            "",
-        ]
-        table.append(f'    {{"{f.name}", (void **)&{slot}, (void *){stub}}},')
+        out += _function_source(f, index)
     out += [
-        "static const struct { const char *name; void **slot; void *stub; }",
-        "dnnl_interop_symbols[] = {",
-        *table,
+        f"static const struct {PREFIX}symbol {{",
+        "    const char *name;",
+        f"    _Atomic({PREFIX}fn) *slot;",
+        f"    {PREFIX}fn stub;",
+        f"}} {PREFIX}symbols[] = {{",
+        *(
+            f'    {{"{f.name}", &{PREFIX}slot_{f.name}, ({PREFIX}fn){PREFIX}stub_{f.name}}},'
+            for f in decls.functions
+        ),
         "};",
-        "#define DNNL_INTEROP_NSYMBOLS (sizeof(dnnl_interop_symbols) / sizeof(dnnl_interop_symbols[0]))",
-        "",
-        "static int dnnl_interop_bind(void *library) {",
-        "    int bound = 0;",
-        "    for (size_t i = 0; i < DNNL_INTEROP_NSYMBOLS; i++) {",
-        "        void *address = dlsym(library, dnnl_interop_symbols[i].name);",
-        "        *dnnl_interop_symbols[i].slot = address ? address : dnnl_interop_symbols[i].stub;",
-        "        bound += address != NULL;",
-        "    }",
-        "    dnnl_interop_is_bound = 1;",
-        "    return bound;",
-        "}",
-        "static size_t dnnl_interop_symbol_count(void) { return DNNL_INTEROP_NSYMBOLS; }",
-        "static const char *dnnl_interop_symbol_name(size_t i) {",
-        "    return i < DNNL_INTEROP_NSYMBOLS ? dnnl_interop_symbols[i].name : NULL;",
-        "}",
-        "static int dnnl_interop_symbol_is_bound(size_t i) {",
-        "    return i < DNNL_INTEROP_NSYMBOLS",
-        "        && *dnnl_interop_symbols[i].slot != dnnl_interop_symbols[i].stub;",
-        "}",
-        "static const char *dnnl_interop_file_of(const void *address) {",
-        "    Dl_info info;",
-        "    return dladdr(address, &info) ? info.dli_fname : NULL;",
-        "}",
-        "static int dnnl_interop_take_unbound(void) {",
-        "    int index = dnnl_interop_unbound_index;",
-        "    dnnl_interop_unbound_index = 0;",
-        "    return index;",
-        "}",
+        BIND_SOURCE,
+        SIZED_RECORD,
+        SIZED_SOURCE,
     ]
+    for f in decls.functions:
+        if is_sized(f):
+            out += _sized_source(f)
     return "\n".join(out) + "\n"
 
 
 MODULE = "dnnl_interop._ffi"
 
 
-def make_ffibuilder(header_dir: Path):
-    """The cffi builder of ``dnnl_interop._ffi`` from the headers in ``header_dir``."""
+def make_ffibuilder(header_dir: Path, *, private: bool = False, **compile_options):
+    """The cffi builder of ``dnnl_interop._ffi`` from the headers in ``header_dir``.
+
+    ``private`` adds the record of the size-query-then-fill helpers
+    (``dnnl_interop_sized_t``) and the helpers themselves: ``build_ffi.py``
+    builds the module with them. Without it, the builder suits another
+    module's ``ffi.include()``: cffi checks every struct of an included
+    builder against the including module's C source, which only sees
+    oneDNN's headers. ``compile_options`` go to ``set_source`` (e.g.
+    ``extra_compile_args``).
+    """
     import cffi
 
     decls = read_headers(Path(header_dir))
     ffibuilder = cffi.FFI()
-    ffibuilder.cdef(make_cdef(decls))
-    ffibuilder.set_source(MODULE, make_source(decls), libraries=["dl"])
+    ffibuilder.cdef(make_cdef(decls, private))
+    ffibuilder.set_source(MODULE, make_source(decls), libraries=["dl"], **compile_options)
     return ffibuilder

@@ -15,7 +15,12 @@ opens the OpenCL ICD loader (``libOpenCL.so.1``) and the Level Zero loader
 libdnnl is preloaded ``RTLD_LOCAL`` so that lookup by name finds it, without
 taking over the global namespace (which would hide pyopencl's own platforms).
 
-One process binds one library: the function table is process-wide.
+Only regular files are opened (a FIFO or a device would block or worse).
+
+One process binds one library: the function table is process-wide. The
+loader's lock is replaced in a forked child (the thread that held it in the
+parent does not exist there), and a call whose library could not be loaded
+reports the error of its own thread's attempt.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import _thread
 import enum
 import os
 import site
+import stat
 import sys
 from collections import namedtuple
 
@@ -41,6 +47,7 @@ __all__ = [
     "version",
     "set_verbose",
     "has_function",
+    "checked",
 ]
 
 ENV_VAR = "DNNL_INTEROP_LIBRARY"
@@ -95,17 +102,36 @@ class Library(namedtuple("Library", "path version missing preloaded notes")):
     __slots__ = ()
 
     def has_function(self, name: str) -> bool:
-        return name not in self.missing
+        """Whether ``name`` can be called: declared by the binding's headers
+        and exported by this library. Any other name is False, including a
+        function this library exports that the headers do not declare."""
+        if not isinstance(name, str):
+            raise TypeError(f"name: expected a str, got {type(name).__name__}")
+        return name in _DECLARED and name not in self.missing
 
 
-_lock = _thread.RLock()
-_library: Library | None = None
-_load_error: Exception | None = None
 # Every function the headers declare, in the order of the function table.
 FUNCTIONS = tuple(
     ffi.string(lib.dnnl_interop_symbol_name(i)).decode()
     for i in range(lib.dnnl_interop_symbol_count())
 )
+_DECLARED = frozenset(FUNCTIONS)
+
+_lock = _thread.RLock()
+_library: Library | None = None
+# Per thread: the error of this thread's latest failed autoload (see
+# missing_function_error).
+_thread_state = _thread._local()
+
+
+def _after_fork_in_child() -> None:
+    # The thread that may have held the lock at fork time does not exist in
+    # the child; a copy of a held lock would never be released.
+    global _lock
+    _lock = _thread.RLock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def loaded_library() -> Library | None:
@@ -121,7 +147,7 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
     asking for a different file once one is bound raises ``RuntimeError``.
     Raises :class:`LibraryNotFoundError` listing every place tried.
     """
-    global _library, _load_error
+    global _library
     with _lock:
         if _library is not None:
             if path is None or os.path.realpath(path) == os.path.realpath(_library.path):
@@ -141,10 +167,8 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
                 attempts.append((place, target, "not oneDNN: no dnnl_version symbol"))
                 continue
             _library = _bind(handle, preloaded, notes)
-            _load_error = None
             return _library
-        _load_error = LibraryNotFoundError(attempts)
-        raise _load_error
+        raise LibraryNotFoundError(attempts)
 
 
 def _places(path) -> list[tuple[str, str]]:
@@ -170,12 +194,34 @@ def _is_loaded(soname: str) -> bool:
     return lib.dlopen(soname.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD) != ffi.NULL
 
 
+_FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+
+
+def _file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a library file (stat only, never opened), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISREG(mode):
+        return None
+    return f"not a regular file ({_FILE_KINDS.get(stat.S_IFMT(mode), 'of an unknown kind')})"
+
+
 def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]):
     """dlopen ``path`` after the NEEDED libraries found beside it."""
     directory = os.path.dirname(path)
     for name in _elf.needed(path):
         sibling = os.path.join(directory, name)
-        if name in seen or _is_loaded(name) or not os.path.exists(sibling):
+        if name in seen or _is_loaded(name) or _file_problem(sibling):
             continue
         seen.add(name)
         _open_with_siblings(sibling, preloaded, seen)
@@ -196,8 +242,9 @@ def _open(target: str):
         if handle == ffi.NULL:
             raise OSError(_dlerror())
         return handle, (), ()
-    if not os.path.exists(target):
-        raise OSError("no such file")
+    problem = _file_problem(target)
+    if problem:
+        raise OSError(problem)
     seen: set[str] = set()
     try:
         handle = _open_with_siblings(target, preloaded, seen)
@@ -207,7 +254,7 @@ def _open(target: str):
     directory = os.path.dirname(target)
     for loader in RUNTIME_LOADERS:
         candidate = os.path.join(directory, loader)
-        if os.path.exists(candidate) and not _is_loaded(loader):
+        if not _file_problem(candidate) and not _is_loaded(loader):
             try:
                 _open_with_siblings(candidate, preloaded, seen)
             except OSError as exc:
@@ -246,38 +293,77 @@ def _bind(handle, preloaded, notes) -> Library:
 
 @ffi.def_extern()
 def _dnnl_interop_autoload() -> int:
-    """Called by the C stubs on the first call before any library is bound."""
+    """Called by a C stub while no library is bound: 1 once one is bound."""
     try:
         load_library()
-    except Exception:  # kept in _load_error; reported by missing_function_error
+    except Exception as exc:  # reported by missing_function_error, to this thread
+        _thread_state.load_error = exc
         return 0
+    _thread_state.load_error = None
     return 1
 
 
-def missing_function_error(function: str) -> Exception | None:
-    """The error for a call that reached a stub, or None if none did.
+def _missing(function: str, library: Library) -> MissingFunctionError:
+    return MissingFunctionError(function, library.path, str(library.version))
 
-    Called when a C function answered ``dnnl_unimplemented``: the stub of a
-    function the library lacks answers that too, and leaves its index behind.
+
+def missing_function_error(function: str) -> Exception | None:
+    """The error for this thread's latest call if a stub answered it, else None.
+
+    Called with the name of the C function just called when its answer may be
+    a stub's (``dnnl_unimplemented``, or a zero for functions that return no
+    status). The stub left behind which function it answered for, and
+    whether no library could be loaded: then this thread's own loading error
+    is returned, otherwise :class:`MissingFunctionError`.
     """
     index = lib.dnnl_interop_take_unbound()
-    if not index or FUNCTIONS[index - 1] != function:
+    if not index or FUNCTIONS[abs(index) - 1] != function:
         return None
-    if _library is None:
-        return _load_error or LibraryNotFoundError([])
-    return MissingFunctionError(function, _library.path, str(_library.version))
+    if index < 0:
+        error = getattr(_thread_state, "load_error", None)
+        _thread_state.load_error = None
+        return error or LibraryNotFoundError([])
+    library = _library
+    if library is None or lib.dnnl_interop_symbol_is_bound(index - 1):
+        return None  # the table was bound again since (tests' _rebind)
+    return _missing(function, library)
+
+
+def checked(value, function: str):
+    """``value``, as returned by C function ``function`` that returns no status.
+
+    A stub answers such a function with a zero (or nothing, for ``void``),
+    which a caller could take for a real answer: for a falsy ``value`` this
+    asks whether a stub answered, and raises :class:`MissingFunctionError`
+    (or the loading error) if one did. The counterpart of
+    :func:`dnnl_interop.errors.check` for status-returning functions.
+    """
+    if not value:
+        error = missing_function_error(function)
+        if error is not None:
+            raise error
+    return value
 
 
 def require(function: str) -> Library:
     """The bound library, loading it if needed; raise if it lacks ``function``."""
     library = _library or load_library()
     if not library.has_function(function):
-        raise MissingFunctionError(function, library.path, str(library.version))
+        raise _missing(function, library)
     return library
 
 
 def has_function(name: str) -> bool:
-    """Whether the bound library (loaded if needed) exports ``name``."""
+    """Whether ``name`` can be called through this binding.
+
+    True for a function the binding's headers declare and the bound library
+    (loaded if needed) exports. False for every other name, without loading
+    anything: a typo, or a function oneDNN has but the headers lack.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+    if name not in _DECLARED:
+        return False
     return (_library or load_library()).has_function(name)
 
 

@@ -1,99 +1,115 @@
-"""The size-query-then-fill protocol, in one place.
+"""The size-query-then-fill protocol: byte strings out of oneDNN.
 
-oneDNN returns variable-length byte strings (cache blobs and their ids) in two
-calls: with a NULL buffer the function writes the size; with a buffer, ``*size``
-must equal that size exactly. The payload is written straight into the
-``bytes`` object that is returned, so it is never copied.
+oneDNN returns variable-length byte strings (cache blobs and their ids) from
+functions ``f(..., size_t *size, uint8_t *buffer)`` in two calls: with a NULL
+buffer ``f`` writes the size; with a buffer, ``*size`` must equal that size
+exactly. The generated C (``dnnl_interop_sized_<f>``, see ``_cdef.py``) runs
+the whole protocol in one call, retries included, and leaves the result in a
+record: in its scratch array when small, in a malloc'd block otherwise. Here
+the result is copied into a new ``bytes`` object, and a failure becomes the
+exception it stands for. Python never writes into an object it returns.
 """
 
 from __future__ import annotations
 
-from _thread import _local
 from collections.abc import Callable
 
-from ._ffi import ffi
+from ._ffi import ffi, lib
 from .errors import make_error
 
-# How many times a fill may find that the size moved before giving up.
-MAX_ATTEMPTS = 4
+# How many fills the protocol makes before giving up on a size that moves.
+MAX_ATTEMPTS = lib.DNNL_INTEROP_SIZED_ATTEMPTS
 
-_SIZE_POINTER = ffi.typeof("size_t *")
-_BYTE_ARRAY = ffi.typeof("uint8_t[]")
-# Looked up once: this is a hot path.
-_new, _from_buffer, _NULL = ffi.new, ffi.from_buffer, ffi.NULL
-# One size cell per thread, reused: allocating it costs as much as a C call.
-_per_thread = _local()
+_HELPER_PREFIX = "dnnl_interop_sized_"
+_NULL, _unpack = ffi.NULL, ffi.unpack
+
+# oneDNN's function (the lib attribute) -> (C helper, NULL: call oneDNN's own)
+_helpers: dict = {}
+# Records not in use. A record serves one call at a time (the GIL is released
+# during the C call, and a signal handler may call in between), so each call
+# takes one and gives it back once the result is copied out.
+_free_records: list = []
 
 
-def query_then_fill(
-    function: Callable[..., int], name: str, *args: object, attempts: int = MAX_ATTEMPTS
-) -> bytes:
+def query_then_fill(function: Callable[..., int], name: str, *args: object) -> bytes:
     """Call ``function(*args, size_t *size, uint8_t *buffer)`` by the protocol.
 
-    A size of 0 returns ``b""`` without a fill call. If a fill is refused or
+    ``function`` is oneDNN's ``lib.<name>``, or a C function pointer of the
+    same type as one of them (tests drive the C code with such fakes).
+    A size of 0 returns ``b""`` without a fill. If a fill is refused or
     reports another size, the size is queried again and the fill retried, at
-    most ``attempts`` times; a refusal while the size holds still is raised.
+    most ``MAX_ATTEMPTS`` fills in all; a refusal while the size holds still
+    is raised with its status (``MissingFunctionError`` for a function the
+    library lacks).
     """
     try:
-        size = _per_thread.size
-    except AttributeError:
-        size = _per_thread.size = _new(_SIZE_POINTER)
-    # Not zeroed first: oneDNN writes *size on every successful query, and
-    # whatever the cell holds, a fill is only ever given exactly that many bytes.
-    # Calls take ready-made tuples: f(*args, size, x) would build a list and
-    # then a tuple on every call, which costs as much as a third of a C call.
-    status = function(*(args + (size, _NULL)))
-    if status:
+        helper, pointer = _helpers[function]
+    except KeyError:
+        helper, pointer = _helper_for(function, name)
+    try:
+        record, scratch = _free_records.pop()
+    except IndexError:
+        record = ffi.new("dnnl_interop_sized_t *")
+        scratch = record.scratch  # a view: the tuple keeps record alive
+    size = helper(pointer, *args, record)
+    if size >= 0:  # the usual case: the result is in the scratch
+        result = _unpack(scratch, size)
+        _free_records.append((record, scratch))
+        return result
+    try:
+        return _large_or_failed(record, size, name)
+    finally:
+        _free_records.append((record, scratch))
+
+
+def _large_or_failed(record, size: int, name: str) -> bytes:
+    if size == lib.DNNL_INTEROP_SIZED_LARGE:
+        try:
+            return _unpack(record.large, record.size)
+        finally:
+            lib.dnnl_interop_sized_release(record)
+    outcome, status = record.outcome, record.status
+    if outcome == lib.DNNL_INTEROP_SIZED_QUERY_REFUSED:
         raise make_error(status, name)
-    expected = size[0]
-    if expected > 1:  # the usual case, straight through
-        # cffi passes a bytes argument to a uint8_t * parameter as a pointer
-        # to its own storage, and bytes(n) is a fresh, unshared object: filled
-        # before anyone else sees it, it is the result, with no copy at all.
-        out = bytes(expected)
-        status = function(*(args + (size, out)))
-        if not status and size[0] == expected:
-            return out
-    elif not expected:
-        return b""
-    else:
-        status, out = _fill_one_byte(function, args, size)
-        if not status and size[0] == 1:
-            return out
-    return _retry(function, name, args, size, attempts - 1, expected, status)
-
-
-def _fill_one_byte(function, args, size):
-    # CPython shares single-byte bytes objects: never write to one.
-    scratch = bytearray(1)
-    status = function(*args, size, _from_buffer(_BYTE_ARRAY, scratch))
-    return status, bytes(scratch)
-
-
-def _retry(function, name: str, args, size, attempts: int, failed_size: int, status: int) -> bytes:
-    """The protocol after a fill that was refused or reported another size."""
-    for _ in range(attempts):
-        failure = make_error(status, name) if status else RuntimeError(
-            f"{name} reported {size[0]} bytes after a fill of {failed_size}"
-        )
-        size[0] = 0
-        status = function(*args, size, _NULL)
+    if outcome == lib.DNNL_INTEROP_SIZED_NO_MEMORY:
+        raise MemoryError(f"{name}: cannot allocate {record.size} bytes for the result")
+    if outcome == lib.DNNL_INTEROP_SIZED_FILL_REFUSED:  # the size held still
         if status:
             raise make_error(status, name)
-        expected = size[0]
-        if not expected:
-            return b""
-        if expected == failed_size:
-            raise failure  # the size held still, so the refusal was real
-        if expected > 1:
-            out = bytes(expected)
-            status = function(*args, size, out)
-        else:
-            status, out = _fill_one_byte(function, args, size)
-        if not status and size[0] == expected:
-            return out
-        failed_size = expected
-    detail = f"the size changed on each of {attempts + 1} attempts"
+        raise RuntimeError(
+            f"{name} reported {record.reported_size} bytes after a fill of {record.failed_size}"
+        )
+    detail = f"the size changed on each of {MAX_ATTEMPTS} attempts"
     if status:
         raise make_error(status, name, detail)
     raise RuntimeError(f"{name}: {detail}")
+
+
+def _helper_for(function, name: str):
+    """The C helper for ``function`` and the function pointer to pass it."""
+    if isinstance(function, ffi.CData):
+        helper = _helpers_by_type().get(ffi.typeof(function))
+        if helper is None:
+            raise TypeError(
+                f"{name}: {ffi.typeof(function).cname} is not the type of a oneDNN "
+                "function that returns bytes by size query and fill"
+            )
+        return helper, function  # not kept: fakes come and go
+    helper = getattr(lib, _HELPER_PREFIX + name, None)
+    if helper is None or getattr(lib, name, None) is not function:
+        raise TypeError(f"{name} is not a oneDNN function that returns bytes by size query and fill")
+    _helpers[function] = pair = (helper, _NULL)
+    return pair
+
+
+_by_type: dict = {}
+
+
+def _helpers_by_type() -> dict:
+    """{function pointer type: a C helper taking that type} over all helpers."""
+    if not _by_type:
+        for attribute in dir(lib):
+            if attribute.startswith(_HELPER_PREFIX) and hasattr(lib, attribute[len(_HELPER_PREFIX):]):
+                function_type = ffi.typeof(ffi.addressof(lib, attribute[len(_HELPER_PREFIX):]))
+                _by_type[function_type] = getattr(lib, attribute)
+    return _by_type

@@ -86,13 +86,13 @@ def clean_env(**changes: str | None) -> dict[str, str]:
     return env
 
 
-def run_child(code: str, env=None, executable=sys.executable, cwd="/"):
+def run_child(code: str, env=None, executable=sys.executable, cwd="/", timeout=120):
     done = subprocess.run(
         [executable, "-c", PRELUDE + textwrap.dedent(code)],
         env=clean_env() if env is None else env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         cwd=cwd,
     )
     assert done.returncode == 0, f"child failed ({done.returncode}):\n{done.stderr}"
@@ -235,8 +235,8 @@ def test_calls_raise_the_loading_error_when_loading_fails(tmp_path):
         from dnnl_interop._ffi import ffi, lib
         outcomes = {}
         calls = {
-            "ocl": lambda: dnnl_interop.ocl.get_engine_cache_blob_id(None),
-            "ze": lambda: dnnl_interop.ze.get_engine_cache_blob_id(None, None),
+            "ocl": lambda: dnnl_interop.ocl.get_engine_cache_blob_id(1),
+            "ze": lambda: dnnl_interop.ze.get_engine_cache_blob_id(1, 2),
             "version": dnnl_interop.version,
             "has_function": lambda: dnnl_interop.has_function("dnnl_version"),
         }
@@ -277,7 +277,7 @@ def test_no_library_anywhere_lists_every_place_tried(tmp_path):
         import dnnl_interop
         errors = []
         for call in (dnnl_interop.load_library,
-                     lambda: dnnl_interop.ocl.get_engine_cache_blob_id(None)):
+                     lambda: dnnl_interop.ocl.get_engine_cache_blob_id(1)):
             try:
                 call()
             except dnnl_interop.LibraryNotFoundError as exc:
@@ -392,13 +392,18 @@ def test_load_library_is_once_per_process(real_dnnl, tmp_path):
 
 # --- oneDNN's verbose output ----------------------------------------------------------------
 
+# A NULL device reaches oneDNN only through the raw C function (the public
+# API refuses it first); oneDNN answers CL_INVALID_DEVICE.
 _FAILING_CALL = """
 import dnnl_interop
+from dnnl_interop._ffi import ffi, lib
+from dnnl_interop.errors import check
 dnnl_interop.load_library()
 {before}
+size = ffi.new("size_t *")
 for _ in range(2):
     try:
-        dnnl_interop.ocl.get_engine_cache_blob_id(None)
+        check(lib.dnnl_ocl_interop_engine_get_cache_blob_id(ffi.NULL, size, ffi.NULL), "blob id")
     except dnnl_interop.DnnlRuntimeError:
         report(failed=True, _stderr=True)
     {between}
@@ -463,3 +468,155 @@ def test_get_include_has_the_headers():
     for header in (ROOT / "headers").glob("*.h"):
         assert (include / header.name).read_text() == header.read_text(), header.name
     assert (include / "dnnl_ocl.h").is_file() and (include / "dnnl_ze.h").is_file()
+
+
+# --- only regular files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "directory"])
+@pytest.mark.parametrize("how", ["argument", "DNNL_INTEROP_LIBRARY"])
+def test_only_regular_files_are_loaded(tmp_path, kind, how):
+    """A FIFO (which would block whoever opens it) or a directory is refused
+    from its stat alone, never opened, with a LibraryNotFoundError saying
+    what it is; the call returns at once."""
+    target = tmp_path / "libdnnl.so.3"
+    if kind == "FIFO":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    call = f"dnnl_interop.load_library({str(target)!r})" if how == "argument" else "dnnl_interop.load_library()"
+    env = clean_env(DNNL_INTEROP_LIBRARY=str(target)) if how != "argument" else None
+    result = child_report(
+        f"""
+        import dnnl_interop
+        try:
+            {call}
+            report(error=None)
+        except dnnl_interop.LibraryNotFoundError as exc:
+            report(error=str(exc), attempts=exc.attempts, dnnl=mapped())
+        """,
+        env=env,
+        timeout=30,
+    )
+    assert result["error"] is not None
+    [(place, tried, reason)] = result["attempts"]
+    assert tried == str(target)
+    assert reason == f"not a regular file (a {kind})"
+    assert result["dnnl"] == []
+
+
+# --- has_function is honest -----------------------------------------------------------
+
+
+def test_has_function_is_false_for_names_the_binding_does_not_declare(real_dnnl):
+    """Only a function the headers declare and the library exports is True:
+    a typo, or a function libdnnl exports that the headers lack, is False."""
+    real_exports_it = lib.dlsym(
+        lib.dlopen(real_dnnl.path.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD), b"dnnl_primitive_get_cache_blob"
+    ) != ffi.NULL
+    assert real_exports_it  # exported by libdnnl, not declared by our headers
+    for name in ("no_such_function", "dnnl_primitive_get_cache_blob", "", "dnnl_version "):
+        assert dnnl_interop.has_function(name) is False, name
+        assert real_dnnl.has_function(name) is False, name
+    assert dnnl_interop.has_function("dnnl_version") is True
+    assert real_dnnl.has_function("dnnl_ocl_interop_engine_create") is True
+
+
+@pytest.mark.parametrize("bad", [None, b"dnnl_version", 3, ["dnnl_version"]])
+def test_has_function_refuses_a_name_that_is_not_a_str(real_dnnl, bad):
+    with pytest.raises(TypeError, match="name: expected a str"):
+        dnnl_interop.has_function(bad)
+    with pytest.raises(TypeError, match="name: expected a str"):
+        real_dnnl.has_function(bad)
+
+
+def test_has_function_of_an_undeclared_name_loads_nothing(tmp_path):
+    """The answer for a name the binding does not declare needs no library."""
+    env = clean_env(DNNL_INTEROP_LIBRARY=str(tmp_path / "nowhere" / "libdnnl.so.3"))
+    result = child_report(
+        """
+        import dnnl_interop
+        report(answer=dnnl_interop.has_function("no_such_function"), dnnl=mapped(),
+               bound=dnnl_interop.loaded_library() is not None)
+        """,
+        env=env,
+    )
+    assert result == {"answer": False, "dnnl": [], "bound": False}
+
+
+# --- functions that return no status --------------------------------------------------
+
+# A oneDNN that exports dnnl_version, dnnl_set_verbose and
+# dnnl_memory_desc_get_size only: every other function is missing.
+SPARSE_LIBRARY = r"""
+#include "dnnl.h"
+static const dnnl_version_t version = {3, 0, 0, "sparse", DNNL_RUNTIME_SEQ, DNNL_RUNTIME_NONE};
+const dnnl_version_t *dnnl_version(void) { return &version; }
+dnnl_status_t dnnl_set_verbose(int level) { (void)level; return dnnl_success; }
+size_t dnnl_memory_desc_get_size(const_dnnl_memory_desc_t memory_desc) {
+    return memory_desc ? 64 : 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def sparse_library(tmp_path_factory) -> str:
+    directory = tmp_path_factory.mktemp("sparse")
+    (directory / "sparse.c").write_text(SPARSE_LIBRARY)
+    target = directory / "libdnnl.so.3"
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{ROOT / 'headers'}",
+         "-o", str(target), str(directory / "sparse.c")],
+        check=True, timeout=120,
+    )
+    return str(target)
+
+
+@pytest.mark.parametrize("first_call", ["load_library", "autoload"])
+def test_a_missing_function_that_returns_no_status_raises(sparse_library, first_call):
+    """A function that returns a size, count or pointer answers 0 from its
+    stub; checked() turns that into MissingFunctionError naming the function
+    and the library, whether the library was loaded explicitly or by that
+    very call. A real 0 from a function the library has is returned as is."""
+    result = child_report(
+        f"""
+        import dnnl_interop
+        from dnnl_interop._ffi import ffi, lib
+        from dnnl_interop._library import checked
+        if {first_call == "load_library"!r}:
+            dnnl_interop.load_library()
+        outcomes = {{}}
+        calls = {{
+            "dnnl_memory_desc_get_size_v2": lambda: lib.dnnl_memory_desc_get_size_v2(ffi.NULL, 0),
+            "dnnl_engine_get_count": lambda: lib.dnnl_engine_get_count(lib.dnnl_cpu),
+            "dnnl_memory_desc_get_size": lambda: lib.dnnl_memory_desc_get_size(ffi.NULL),
+        }}
+        for name, call in calls.items():
+            raw = call()
+            try:
+                outcomes[name] = ["value", checked(raw, name)]
+            except Exception as exc:
+                outcomes[name] = [type(exc).__name__, str(exc), exc.function,
+                                  isinstance(exc, dnnl_interop.MissingFunctionError)]
+        report(outcomes=outcomes, has_v2=dnnl_interop.has_function("dnnl_memory_desc_get_size_v2"))
+        """,
+        env=clean_env(DNNL_INTEROP_LIBRARY=sparse_library),
+    )
+    outcomes = result["outcomes"]
+    for name in ("dnnl_memory_desc_get_size_v2", "dnnl_engine_get_count"):
+        kind, message, function, missing = outcomes[name]
+        assert (kind, function, missing) == ("MissingFunctionError", name, True)
+        assert sparse_library in message and name in message
+    assert outcomes["dnnl_memory_desc_get_size"] == ["value", 0]
+    assert result["has_v2"] is False
+
+
+def test_checked_passes_real_answers_through(real_dnnl):
+    """With every function present, checked() returns what the C function
+    returned, zero included, and raises nothing."""
+    from dnnl_interop._library import checked
+
+    assert checked(lib.dnnl_memory_desc_get_size(ffi.NULL), "dnnl_memory_desc_get_size") == 0
+    count = checked(lib.dnnl_engine_get_count(lib.dnnl_cpu), "dnnl_engine_get_count")
+    assert count == lib.dnnl_engine_get_count(lib.dnnl_cpu)
+    assert checked(None, "dnnl_version") is None  # nothing answered by a stub

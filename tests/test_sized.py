@@ -2,39 +2,53 @@
 
 oneDNN hands out byte strings in two calls: ``f(..., size, NULL)`` writes the
 size, then ``f(..., size, buffer)`` fills a buffer of exactly ``*size`` bytes.
-The helper is driven here by C-level fakes (``ffi.callback``), so it calls a
-real C function pointer, exactly as it calls oneDNN. A fake plays a C library
-whose payload may change between any two calls and which may fail or
-misbehave on command; it records every call, and the properties below are
-checked against that record.
+The protocol runs in generated C (``dnnl_interop_sized_<f>``), one call per
+byte string; Python copies the result out. It is driven here by C-level fakes
+(``ffi.callback``) of the very types of oneDNN's functions, which the C helper
+calls in place of oneDNN. A fake plays a C library whose payload may change
+between any two calls and which may fail or misbehave on command; it records
+every call, and the properties below are checked against that record.
 
-The fake checks that the buffer it is given holds exactly ``*size`` bytes.
-C cannot see a buffer's capacity, so the fake finds the Python object that
-owns the memory: a buffer (bytes, bytearray, memoryview, cffi array) held by
-a ``dnnl_interop`` frame on the stack during the call. A buffer that cannot be
-identified fails the test.
+The fake checks that the buffer it is given has room for ``*size`` bytes,
+without trusting the C code under test: the buffer must lie inside an array
+held by a ``dnnl_interop`` frame on the stack during the call (the record's
+scratch), with room to spare, or be the heap block the record names, whose
+usable size glibc reports. A buffer that cannot be identified fails the test.
 """
 
 from __future__ import annotations
 
+import ctypes
 import random
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from conftest import ROOT
+from dnnl_interop import _cdef
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, check, error_class
 from dnnl_interop._sized import MAX_ATTEMPTS, query_then_fill
 
 NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it
 CALL_LIMIT = 100  # a fake answers at most this many calls (catches endless retries)
-LEADING = ffi.cast("cl_device_id", 0xD00D)
+# Every oneDNN function of the shape f(..., size_t *size, uint8_t *buffer).
+SIZED_FUNCTIONS = tuple(
+    f.name for f in _cdef.read_headers(ROOT / "headers").functions if _cdef.is_sized(f)
+)
+SCRATCH = _cdef.SIZED_SCRATCH
 
 statuses = st.integers(1, 2**32 - 1)  # cffi reads dnnl_status_t as uint32
 sizes = st.one_of(st.integers(0, 8), st.integers(0, 4096))
+
+_malloc_usable_size = ctypes.CDLL(None).malloc_usable_size
+_malloc_usable_size.argtypes = [ctypes.c_void_p]
+_malloc_usable_size.restype = ctypes.c_size_t
+_RECORD = ffi.typeof("dnnl_interop_sized_t *")
 
 
 def address(cdata) -> int:
@@ -55,22 +69,25 @@ def _span(obj) -> tuple[int, int] | None:
     return None
 
 
-def _capacity_from_frames(pointer: int) -> int | None:
-    """Size of the buffer at ``pointer`` held by a dnnl_interop frame on the stack."""
+def capacity_of(buffer) -> int | None:
+    """How many bytes may be written at ``buffer``, or None if unknown."""
+    pointer = address(buffer)
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_globals.get("__name__", "").startswith("dnnl_interop"):
             for value in list(frame.f_locals.values()):
                 span = _span(value)
-                if span is not None and span[0] == pointer:
-                    return span[1]
+                if span is not None and span[0] <= pointer < span[0] + span[1]:
+                    return span[0] + span[1] - pointer
+                if (
+                    isinstance(value, ffi.CData)
+                    and ffi.typeof(value) is _RECORD
+                    and value.large != ffi.NULL
+                    and address(value.large) == pointer
+                ):
+                    return _malloc_usable_size(pointer)
         frame = frame.f_back
     return None
-
-
-def capacity_of(buffer) -> int | None:
-    """How many bytes the memory at ``buffer`` holds, or None if unknown."""
-    return _capacity_from_frames(address(buffer))
 
 
 @dataclass(frozen=True)
@@ -93,37 +110,31 @@ class Call:
 
 @dataclass
 class FakeLibrary:
-    """A C function ``dnnl_status_t f([cl_device_id,] size_t *, uint8_t *)``."""
+    """A C function of the type of oneDNN's ``like``: ``dnnl_status_t f(..., size_t *, uint8_t *)``."""
 
     payloads: list[bytes]
     script: list[Step] = field(default_factory=list)
-    leading: bool = False
+    like: str = SIZED_FUNCTIONS[0]
     calls: list[Call] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     version: int = 0
 
     def __post_init__(self):
-        if self.leading:
-            signature = "dnnl_status_t(cl_device_id, size_t *, uint8_t *)"
-            self.function = ffi.callback(signature, self._with_leading)
-        else:
-            self.function = ffi.callback("dnnl_status_t(size_t *, uint8_t *)", self._answer)
-
-    @property
-    def args(self):
-        return (LEADING,) if self.leading else ()
+        signature = ffi.typeof(ffi.addressof(lib, self.like))
+        leading_types = signature.args[:-2]
+        # Distinct, recognisable leading arguments: the helper must pass them on.
+        self.args = tuple(ffi.cast(t, 0xD00D0 + 16 * i) for i, t in enumerate(leading_types))
+        self.function = ffi.callback(signature, self._answer)
 
     @property
     def fills(self):
         return [c for c in self.calls if c.kind == "fill"]
 
-    def _with_leading(self, device, size, buffer):
-        if address(device) != address(LEADING):
-            self.violations.append(f"leading argument {address(device):#x} lost")
-        return self._answer(size, buffer)
-
-    def _answer(self, size, buffer):
+    def _answer(self, *arguments):
         try:
+            *leading, size, buffer = arguments
+            if [address(a) for a in leading] != [address(a) for a in self.args]:
+                self.violations.append(f"leading arguments {leading} lost")
             return self._work(size, buffer)
         except BaseException as exc:  # nothing may escape a C callback
             self.violations.append(f"fake raised {exc!r}")
@@ -150,7 +161,7 @@ class FakeLibrary:
         call = Call("fill", 0, told=told)
         self.calls.append(call)
         capacity = capacity_of(buffer)
-        if capacity != told:
+        if capacity is None or capacity < told:
             self.violations.append(f"told *size={told}, but the buffer holds {capacity}")
             return Status.INVALID_ARGUMENTS
         if told != len(payload):  # oneDNN's rule: exact size or nothing
@@ -246,32 +257,64 @@ steps = st.builds(
 )
 
 
+def test_every_function_of_the_shape_has_a_helper():
+    """Each oneDNN function f(..., size_t *size, uint8_t *buffer) the headers
+    declare gets its generated C helper, so a new one (say
+    dnnl_primitive_get_cache_blob) needs nothing written by hand."""
+    assert {"dnnl_ocl_interop_engine_get_cache_blob_id", "dnnl_ze_interop_engine_get_cache_blob"} <= set(
+        SIZED_FUNCTIONS
+    )
+    for name in SIZED_FUNCTIONS:
+        assert hasattr(lib, "dnnl_interop_sized_" + name), name
+
+
+def test_generator_finds_the_shape_in_any_header_text():
+    """A function added to the headers with the shape gets a helper; one
+    with other last parameters does not."""
+    decls = _cdef.parse(
+        "dnnl_status_t DNNL_API dnnl_primitive_get_cache_blob("
+        "const_dnnl_primitive_t primitive, size_t *size, uint8_t *cache_blob);\n"
+        "dnnl_status_t DNNL_API dnnl_other(uint8_t *buffer, size_t *size);\n"
+    )
+    assert [_cdef.is_sized(f) for f in decls.functions] == [True, False]
+    assert "dnnl_interop_sized_dnnl_primitive_get_cache_blob(" in _cdef.make_source(decls)
+
+
 def test_max_attempts_allows_a_retry_and_is_bounded():
     """The helper retries at least once after a moved size, and not forever."""
     assert isinstance(MAX_ATTEMPTS, int) and 2 <= MAX_ATTEMPTS <= 16
+
+
+functions = st.sampled_from(SIZED_FUNCTIONS)
 
 
 @given(
     lengths=st.lists(sizes, min_size=1, max_size=6),
     seed=st.integers(0, 2**32),
     script=st.lists(steps, max_size=2 * MAX_ATTEMPTS + 2),
-    leading=st.booleans(),
+    like=functions,
 )
-@example(lengths=[0], seed=0, script=[], leading=False)
-@example(lengths=[1], seed=1, script=[], leading=False)
-@example(lengths=[4096], seed=2, script=[], leading=True)
-@example(lengths=[5, 6], seed=3, script=[Step(), Step(advance=True)], leading=False)
-def test_protocol_holds_in_any_scenario(lengths, seed, script, leading):
-    """Whatever the C side does, the helper passes exactly-sized buffers,
-    returns exactly the payload written, and raises the right error."""
-    fake = FakeLibrary(make_payloads(lengths, seed), script, leading=leading)
+@example(lengths=[0], seed=0, script=[], like=SIZED_FUNCTIONS[0])
+@example(lengths=[1], seed=1, script=[], like=SIZED_FUNCTIONS[-1])
+@example(lengths=[4096], seed=2, script=[], like=SIZED_FUNCTIONS[0])
+@example(lengths=[SCRATCH, SCRATCH + 1], seed=3, script=[Step(), Step(advance=True)], like=SIZED_FUNCTIONS[0])
+@example(lengths=[SCRATCH + 1, SCRATCH], seed=4, script=[Step(), Step(advance=True)], like=SIZED_FUNCTIONS[1])
+@example(lengths=[5, 6], seed=3, script=[Step(), Step(advance=True)], like=SIZED_FUNCTIONS[0])
+def test_protocol_holds_in_any_scenario(lengths, seed, script, like):
+    """Whatever the C side does, the helper passes buffers with room for
+    ``*size`` bytes, returns exactly the payload written, and raises the
+    right error."""
+    fake = FakeLibrary(make_payloads(lengths, seed), script, like=like)
     assert_protocol_kept(fake, run(fake))
 
 
-@given(length=st.integers(1, 4096), seed=st.integers(0, 2**32), leading=st.booleans())
-def test_stable_payload_is_returned_whole_as_bytes(length, seed, leading):
-    """A well-behaved function: one query, one fill, the payload as bytes."""
-    fake = FakeLibrary(make_payloads([length], seed), leading=leading)
+@given(length=st.integers(1, 4096), seed=st.integers(0, 2**32), like=functions)
+@example(length=SCRATCH, seed=0, like=SIZED_FUNCTIONS[0])
+@example(length=SCRATCH + 1, seed=0, like=SIZED_FUNCTIONS[0])
+def test_stable_payload_is_returned_whole_as_bytes(length, seed, like):
+    """A well-behaved function: one query, one fill, the payload as bytes
+    (whether it fits the record's scratch or needs a heap block)."""
+    fake = FakeLibrary(make_payloads([length], seed), like=like)
     kind, value = run(fake)
     assert (kind, type(value)) == ("value", bytes)
     assert value == fake.payloads[0]
@@ -386,3 +429,83 @@ def test_real_fill_needs_the_exact_size(real_dnnl, cl_device):
     )
     assert bytes(buffer[:n]) == dnnl_interop.ocl.get_engine_cache_blob_id(cl_device)
     assert buffer[n:] == bytearray([SENTINEL]) * 3
+
+
+# --- what the C helper owns -----------------------------------------------------
+
+
+def test_a_size_nobody_can_allocate_raises_memory_error_without_a_fill():
+    """A size malloc refuses is a MemoryError naming the function; no fill."""
+    huge = FakeLibrary([b"x"])
+    huge.function = ffi.callback(
+        ffi.typeof(ffi.addressof(lib, huge.like)), lambda *a: _huge_size(huge, *a)
+    )
+    with pytest.raises(MemoryError, match=NAME):
+        query_then_fill(huge.function, NAME, *huge.args)
+    assert [c.kind for c in huge.calls] == ["query"]
+
+
+def _huge_size(fake, *arguments):
+    *_, size, buffer = arguments
+    fake.calls.append(Call("query" if buffer == ffi.NULL else "fill", 0))
+    size[0] = 2**62
+    return 0
+
+
+def test_a_function_pointer_of_another_type_is_refused():
+    """The helper is chosen by the function's C type: a pointer no oneDNN
+    function has the type of raises TypeError, and nothing is called."""
+    called = []
+    other = ffi.callback("dnnl_status_t(size_t *, uint8_t *)", lambda *a: called.append(a) or 0)
+    with pytest.raises(TypeError, match="size query and fill"):
+        query_then_fill(other, NAME)
+    with pytest.raises(TypeError, match="size query and fill"):
+        query_then_fill(lib.dnnl_engine_get_count, "dnnl_engine_get_count", 0)
+    assert called == []
+
+
+def test_threads_get_their_own_results():
+    """Calls from several threads at once (the C call runs without the GIL)
+    each get their own payload, whole, small or large."""
+    lengths = [3, 137, SCRATCH, SCRATCH + 1, 4000, 1, 64, 2048]
+    fakes = [FakeLibrary(make_payloads([n], seed)) for seed, n in enumerate(lengths)]
+    barrier = threading.Barrier(len(fakes))
+    wrong: list[str] = []
+
+    def work(fake):
+        barrier.wait()
+        for _ in range(40):
+            fake.calls.clear()
+            result = query_then_fill(fake.function, NAME, *fake.args)
+            if result != fake.payloads[0]:
+                wrong.append(f"{len(fake.payloads[0])} bytes: got {len(result)}")
+
+    threads = [threading.Thread(target=work, args=(fake,)) for fake in fakes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert wrong == []
+    assert all(not fake.violations for fake in fakes)
+
+
+@pytest.mark.parametrize("inner_length", [5, SCRATCH + 7])
+def test_a_call_made_during_a_call_does_not_disturb_it(inner_length):
+    """Python code running in the middle of a call on the same thread (a
+    signal handler, a finalizer; here the fake itself) may call the protocol
+    again: each call keeps its own record, and both results are whole."""
+    inner = FakeLibrary(make_payloads([inner_length], 1))
+    outer = FakeLibrary(make_payloads([SCRATCH + 50], 2))
+    inner_results = []
+    answer = outer._answer
+
+    def nested(*arguments):
+        inner.calls.clear()
+        inner_results.append(query_then_fill(inner.function, NAME, *inner.args))
+        return answer(*arguments)
+
+    outer.function = ffi.callback(ffi.typeof(ffi.addressof(lib, outer.like)), nested)
+    assert query_then_fill(outer.function, NAME, *outer.args) == outer.payloads[0]
+    assert inner_results == [inner.payloads[0]] * 2  # once in the query, once in the fill
+    assert not outer.violations and not inner.violations

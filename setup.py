@@ -45,6 +45,15 @@ if sys.platform.startswith("linux"):
             include_dirs=[str(KHRONOS_HEADERS)],
         ),
     ]
+    # The emulated Level Zero loader: its soname is the one libdnnl dlopens.
+    NATIVE_LIBRARIES += [
+        NativeLibrary(
+            "dnnl_interop.testing.libdnnl_interop_emulated_ze_loader",
+            sources=["dnnl_interop/testing/_emulated_ze_loader.c"],
+            include_dirs=["headers", str(Path("headers") / "level_zero")],
+            extra_link_args=["-Wl,-soname,libze_loader.so.1"],
+        ),
+    ]
 
 
 class BuildExt(build_ext):

@@ -129,6 +129,9 @@ def submit(
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
     sid = id(stream)
     with stream._lock:
+        c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
+        if c_stream is None:  # checked first: a closed stream would never let go of what it kept
+            raise ClosedObjectError("stream: this Stream is closed")
         epoch = stream._epoch
         pending = stream._pending
         primitive._users[sid] = True
@@ -149,11 +152,9 @@ def submit(
             entries.append((index, handle))
         for obj in keep:
             pending[id(obj)] = (obj, epoch)
-        c_primitive, c_stream = primitive._handle, stream._handle
+        c_primitive = primitive._handle
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")
-        if c_stream is None:
-            raise ClosedObjectError("stream: this Stream is closed")
         try:
             c_args = ffi.new(_EXEC_ARGS, entries)
         except OverflowError:

@@ -3,7 +3,9 @@
 The development environment installs the checkout in editable mode, so the
 wheel is built here once and checked on its own: it carries the compiled
 module, the headers and the pure-Python package, never the test stand-in,
-and it works unpacked, away from the source tree.
+and it works unpacked, away from the source tree. The emulated-GPU layer
+ships compiled (no compiler needed at run time), without its C source, and
+the pytest plugin is registered.
 """
 
 from __future__ import annotations
@@ -41,6 +43,24 @@ def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
     assert headers == {p.name for p in (ROOT / "headers").glob("*.h")}
 
 
+def test_the_wheel_carries_the_compiled_emulated_gpu_layer_and_not_its_source(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    testing = {n for n in names if n.startswith("dnnl_interop/testing/")}
+    assert "dnnl_interop/testing/libdnnl_interop_emulated_gpu.so" in testing
+    for module in ("__init__", "emulated_gpu", "pytest_plugin", "_child"):
+        assert f"dnnl_interop/testing/{module}.py" in testing, module
+    assert not [n for n in names if n.endswith((".c", ".h")) and not n.startswith("dnnl_interop/headers/")]
+    assert not [n for n in names if "khronos" in n]
+
+
+def test_the_wheel_registers_the_pytest_plugin(wheel):
+    archive = zipfile.ZipFile(wheel)
+    (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+    text = archive.read(entry_points).decode()
+    assert "[pytest11]" in text
+    assert "dnnl_interop_emulated_gpu = dnnl_interop.testing.pytest_plugin" in text
+
+
 def test_the_wheel_ships_no_test_code(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if "standin" in n or n.startswith("tests/") or "build_ffi" in n]
@@ -56,14 +76,21 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
         "print(include)\n"
         "print(type(ffibuilder()).__name__)\n"
         "print(dnnl_interop.version())\n"
+        "import ctypes\n"
+        "from dnnl_interop.testing import emulated_gpu\n"
+        "layer = emulated_gpu.layer_path()\n"
+        "print(layer)\n"
+        "print(hasattr(ctypes.CDLL(str(layer)), 'clInitLayerWithProperties'))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    package, include, builder, version = done.stdout.split()
+    package, include, builder, version, layer, loadable = done.stdout.split()
     assert package == str(tmp_path / "dnnl_interop")
     assert include == str(tmp_path / "dnnl_interop" / "headers")
     assert builder == "FFI"
     assert version == "3.13.2"
+    assert layer == str(tmp_path / "dnnl_interop" / "testing" / "libdnnl_interop_emulated_gpu.so")
+    assert loadable == "True"

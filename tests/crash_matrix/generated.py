@@ -1,0 +1,340 @@
+"""Systematic cases: every public function × each argument position × bad values.
+
+Each :class:`Api` is one public call written with ``$parameter``
+placeholders and the valid value of each parameter. A case replaces one
+parameter by one bad value (from ``values``) and keeps the others valid.
+``then`` is code run after the call when the bad value was accepted, so that
+what it leads to (an execute on a bogus buffer, ...) shows in the verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import Template
+
+from . import values as v
+from .model import TYPE, TYPE_OR_VALUE, VALUE, Case, Either, Ok, Raises
+
+
+@dataclass
+class Api:
+    label: str  # how the function is named in the report
+    call: str  # code with $parameter placeholders
+    valid: dict[str, str]  # parameter -> a valid expression
+    bad: dict[str, list] = field(default_factory=dict)  # parameter -> [(id, expr, expect)]
+    then: str = ""
+    library: str | None = None  # None: chosen from the fixtures
+    section: str = "bad-input"
+
+    def cases(self) -> list[Case]:
+        out = []
+        for parameter, bad_values in self.bad.items():
+            for value_id, expr, expect in bad_values:
+                code = Template(self.call).substitute({**self.valid, parameter: expr})
+                if self.then:
+                    code += "\n" + self.then.strip()
+                out.append(Case(
+                    name=f"{self.label}({parameter}={value_id})",
+                    section=f"{self.section}/{self.label}",
+                    code=code,
+                    expect=expect,
+                    library=self.library or _library(code),
+                ))
+        return out
+
+
+def _library(code: str) -> str:
+    from .fixtures import library_for
+
+    return library_for(code)
+
+
+_EXECUTE_CPU = "prim.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}); strm.wait()"
+
+
+def _args_values(src: str, dst: str, small: str, closed: str, none: str, foreign: str, host: tuple) -> list:
+    """Bad ``args`` mappings for a 4x4 reorder whose memories are ``src``/``dst``."""
+    frm, to = "dnnl.ARG_FROM", "dnnl.ARG_TO"
+    a, out = host
+    either = Either(Ok(), Raises(TYPE_OR_VALUE, "args"))
+    return [
+        ("None", "None", Raises(TYPE, "args")),
+        ("list of pairs", f"[({frm}, {src}), ({to}, {dst})]", Raises(TYPE, "args")),
+        ("str", "'args'", Raises(TYPE, "args")),
+        ("empty", "{}", Raises(TYPE_OR_VALUE, "args")),
+        ("no destination", f"{{{frm}: {src}}}", Raises(VALUE, ("args", "args[17]"))),
+        ("no source", f"{{{to}: {dst}}}", Raises(VALUE, ("args", "args[1]"))),
+        ("None destination", f"{{{frm}: {src}, {to}: None}}", Raises(VALUE, ("args", "args[17]"))),
+        ("None source", f"{{{frm}: None, {to}: {dst}}}", Raises(VALUE, ("args", "args[1]"))),
+        ("str key", f"{{'from': {src}, {to}: {dst}}}", Raises(TYPE, "args")),
+        ("float key", f"{{1.0: {src}, {to}: {dst}}}", Raises(TYPE, "args")),
+        ("2**40 key", f"{{2**40: {src}, {frm}: {src}, {to}: {dst}}}", Raises(TYPE_OR_VALUE, "args")),
+        ("2**64 key", f"{{2**64: {src}, {frm}: {src}, {to}: {dst}}}", Raises(TYPE_OR_VALUE, "args")),
+        ("-1 key", f"{{-1: {src}, {frm}: {src}, {to}: {dst}}}", either),
+        ("unknown extra key", f"{{{frm}: {src}, {to}: {dst}, 12345: {src}}}", either),
+        ("bool key", f"{{True: {src}, {to}: {dst}}}", either),
+        ("MemoryDesc value", f"{{{frm}: md, {to}: {dst}}}", Raises(TYPE, "args[1]")),
+        ("ndarray values", f"{{{frm}: {a}, {to}: {out}}}", Raises(TYPE, "args[1]")),
+        ("closed memory", f"{{{frm}: {closed}, {to}: {dst}}}", Raises(("ClosedObjectError",), "args[1]")),
+        ("memory too small", f"{{{frm}: {small}, {to}: {dst}}}", Raises(VALUE, "args[1]")),
+        ("memory without buffer", f"{{{frm}: {none}, {to}: {dst}}}", Raises(VALUE, "args[1]")),
+        ("memory of another engine", f"{{{frm}: {foreign}, {to}: {dst}}}", Either(Ok(), Raises(VALUE, "args[1]"))),
+        ("a Mapping that is not a dict",
+         f"__import__('types').MappingProxyType({{{frm}: {src}, {to}: {dst}}})", Ok()),
+    ]
+
+
+def _deps_values(right: str, wrong_kind: str, other_context: str | None) -> list:
+    out = [
+        ("None", "None", Raises(TYPE, "deps")),
+        ("int", "5", Raises(TYPE, "deps")),
+        ("str", "'abc'", Raises(TYPE, "deps")),
+        ("[None]", "[None]", Raises(TYPE_OR_VALUE, "deps")),
+        ("[0]", "[0]", Raises(TYPE_OR_VALUE, "deps")),
+        ("[ffi.NULL]", "[ffi.NULL]", Raises(TYPE_OR_VALUE, "deps")),
+        ("[-1]", "[-1]", Raises(TYPE_OR_VALUE, "deps")),
+        ("[Fraction]", "[Fraction(8, 1)]", Raises(TYPE, "deps")),
+        ("[pyopencl.Context]", "[pocl_ctx]", Raises(TYPE, "deps")),
+        ("[pyopencl.Buffer]", "[pocl_buf]", Raises(TYPE, "deps")),
+        ("[wrong handle kind]", f"[{wrong_kind}]", Raises(TYPE, "deps")),
+        ("[the right event]", f"[{right}]", Ok()),
+        ("a generator", f"(e for e in [{right}])", Ok()),
+    ]
+    if other_context:
+        out.append(("[event of another context]", f"[{other_context}]",
+                    Raises(VALUE, ("deps", "dnnl_ocl_interop_primitive_execute"))))
+    return out
+
+
+def apis() -> list[Api]:
+    bh = v.host_buffer
+    return [
+        # --- top level ---------------------------------------------------------
+        Api("set_verbose", "dnnl.set_verbose($level)", {"level": "0"}, {"level": v.verbose_level()}),
+        Api("has_function", "found = dnnl.has_function($name)", {"name": "'dnnl_version'"}, {"name": [
+            ("None", "None", Raises(TYPE, "name")),
+            ("int", "5", Raises(TYPE, "name")),
+            ("list", "['dnnl_version']", Raises(TYPE, "name")),
+            ("bytes", "b'dnnl_version'", Either(Ok(), Raises(TYPE, "name"))),
+        ]}, then="assert isinstance(found, bool), f'has_function answered {found!r}'"),
+        Api("error_class", "cls = dnnl.error_class($code)", {"code": "2"}, {"code": [
+            ("None", "None", Raises(TYPE, "code")),
+            ("str", "'2'", Raises(TYPE, "code")),
+            ("float", "2.0", Raises(TYPE, "code")),
+            ("list", "[]", Raises(TYPE, "code")),
+            ("2**64", "2**64", Ok()),
+            ("-1", "-1", Ok()),
+        ]}, then="assert issubclass(cls, dnnl.DnnlError)"),
+        # --- core ----------------------------------------------------------------
+        Api("core.Engine", "e = dnnl.Engine($kind, $index)", {"kind": "dnnl.EngineKind.CPU", "index": "0"}, {
+            "kind": v.engine_kind("kind", "dnnl_engine_create"),
+            "index": v.integer("index", "1", ("dnnl_engine_create",)),
+        }, then="e.kind"),
+        Api("core.Engine.cpu", "e = dnnl.Engine.cpu($index)", {"index": "0"}, {
+            "index": v.integer("index", "5", ("dnnl_engine_create",)),
+        }, then="e.kind"),
+        Api("core.Engine.get_count", "n = dnnl.Engine.get_count($kind)", {"kind": "dnnl.EngineKind.CPU"}, {
+            "kind": [(i, e, x) for i, e, x in v.engine_kind("kind", "dnnl_engine_get_count")
+                     if i not in ("7", "-1", "GPU (none here)", "ANY")]
+            + [("7", "7", Either(Ok(), Raises(VALUE, "kind")))],
+        }),
+        Api("core.Stream", "s = dnnl.Stream($engine, $in_order)", {"engine": "eng", "in_order": "True"}, {
+            "engine": v.dnnl_object("Engine", "engine"),
+            "in_order": [
+                ("str", "'no'", Either(Ok(), Raises(TYPE, "in_order"))),
+                ("None", "None", Either(Ok(), Raises(TYPE, "in_order"))),
+                ("int 2", "2", Either(Ok(), Raises(TYPE, "in_order"))),
+            ],
+        }, then="s.wait()"),
+        Api("core.MemoryDesc", "d = dnnl.MemoryDesc($shape, $dtype, $tag)",
+            {"shape": "(4, 4)", "dtype": "'float32'", "tag": "'ab'"},
+            {"shape": v.shape(), "dtype": v.dtype(), "tag": v.tag()}, then="d.size"),
+        Api("core.Memory", "m = dnnl.Memory($desc, $engine, $buffer)",
+            {"desc": "md", "engine": "eng", "buffer": "a"},
+            {"desc": v.dnnl_object("MemoryDesc", "desc"), "engine": v.dnnl_object("Engine", "engine")},
+            then="prim.execute(strm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: dst}); strm.wait()"),
+        Api("core.Memory", "m = dnnl.Memory($desc, $engine, $buffer)",
+            {"desc": "md", "engine": "eng", "buffer": "a"},
+            {"buffer": bh("buffer", ("args[1]",))}, section="host-buffers",
+            then="prim.execute(strm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: dst}); strm.wait(); gc.collect()"),
+        Api("core.Memory.set_data_handle", "dst.set_data_handle($buffer)", {"buffer": "out2"},
+            {"buffer": bh("buffer", ("args[17]",))}, section="host-buffers",
+            then=_EXECUTE_CPU + "; gc.collect()"),
+        Api("core.Memory.unmap_data", "src.unmap_data($pointer)", {"pointer": "src.map_data()"}, {"pointer": [
+            ("None", "None", Raises(TYPE_OR_VALUE, "pointer")),
+            ("str", "'x'", Raises(TYPE, "pointer")),
+            ("Fraction", "Fraction(8, 1)", Raises(TYPE, "pointer")),
+            ("-1", "-1", Raises(TYPE_OR_VALUE, "pointer")),
+            ("2**64", "2**64", Raises(TYPE_OR_VALUE, "pointer")),
+            ("ndarray", "a", Raises(TYPE_OR_VALUE, "pointer")),
+            ("pyopencl.Buffer", "pocl_buf", Raises(TYPE, "pointer")),
+            ("a pointer map_data did not return", "ffi.new('int *')", Either(Ok(), Raises(VALUE, "pointer"))),
+        ]}, then=_EXECUTE_CPU),
+        Api("core.Primitive.execute", "prim.execute($stream, $args); strm.wait()",
+            {"stream": "strm", "args": "args"}, {
+                "stream": v.dnnl_object("Stream", "stream"),
+                "args": _args_values("src", "dst", "src_small", "closed_mem", "src_none", "src_eng2", ("a", "out")),
+            }),
+        Api("core.reorder", "p = dnnl.reorder($src_desc, $dst_desc, $engine, $dst_engine)",
+            {"src_desc": "md", "dst_desc": "md_t", "engine": "eng", "dst_engine": "None"}, {
+                "src_desc": v.dnnl_object("MemoryDesc", "src_desc"),
+                "dst_desc": v.dnnl_object("MemoryDesc", "dst_desc"),
+                "engine": v.dnnl_object("Engine", "engine"),
+                "dst_engine": v.dnnl_object("Engine", "dst_engine", nullable=True),
+            }, then="p.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}); strm.wait()"),
+        # --- OpenCL on real oneDNN (no GPU engine needed) --------------------------
+        Api("ocl.get_engine_cache_blob_id", "blob_id = ocl.get_engine_cache_blob_id($device)",
+            {"device": "pocl_dev"}, {"device": v.foreign_handle("cl_device_id", "device", right="pocl_dev")},
+            library="real"),
+        Api("ocl.get_engine_cache_blob", "ocl.get_engine_cache_blob($engine)", {"engine": "eng"},
+            {"engine": v.dnnl_object("Engine", "engine")}, library="real"),
+        Api("ocl.make_engine", "e = ocl.make_engine($device, $context)",
+            {"device": "pocl_dev", "context": "pocl_ctx"}, {
+                "device": v.foreign_handle("cl_device_id", "device", right="pocl_dev"),
+                "context": v.foreign_handle("cl_context", "context", right="pocl_ctx"),
+            }, library="real"),
+        Api("ocl.get_device", "ocl.get_device($engine)", {"engine": "eng"},
+            {"engine": v.dnnl_object("Engine", "engine")}, library="real"),
+        Api("ocl.get_context", "ocl.get_context($engine)", {"engine": "eng"},
+            {"engine": v.dnnl_object("Engine", "engine")}, library="real"),
+        Api("ocl.get_command_queue", "ocl.get_command_queue($stream)", {"stream": "strm"},
+            {"stream": v.dnnl_object("Stream", "stream")}, library="real"),
+        Api("ocl.get_memory_kind", "ocl.get_memory_kind($memory)", {"memory": "src"},
+            {"memory": v.dnnl_object("Memory", "memory")}, library="real"),
+        Api("ocl.get_mem_object", "ocl.get_mem_object($memory)", {"memory": "src"},
+            {"memory": v.dnnl_object("Memory", "memory")}, library="real"),
+        # --- OpenCL GPU engine (stand-in) ------------------------------------------
+        Api("ocl.make_engine(cache_blob)", "e = ocl.make_engine(pocl_dev, pocl_ctx, $cache_blob)",
+            {"cache_blob": "None"},
+            {"cache_blob": v.cache_blob("cache_blob", "dnnl_ocl_interop_engine_create_from_cache_blob")},
+            library="standin", then="ocl.get_device(e)"),
+        Api("ocl.make_stream", "s = ocl.make_stream($engine, $queue)", {"engine": "geng", "queue": "pocl_queue"}, {
+            "engine": v.dnnl_object("Engine", "engine"),
+            "queue": v.foreign_handle("cl_command_queue", "queue", right="pocl_queue"),
+        }, library="standin", then="s.wait()"),
+        Api("ocl.make_memory", "m = ocl.make_memory($desc, $engine, $kind, $handle)",
+            {"desc": "md", "engine": "geng", "kind": "ocl.MemoryKind.BUFFER", "handle": "pocl_buf"}, {
+                "desc": v.dnnl_object("MemoryDesc", "desc"),
+                "engine": v.dnnl_object("Engine", "engine"),
+                "kind": [
+                    ("5", "5", Raises(TYPE_OR_VALUE, ("kind", "dnnl_ocl_interop_memory_create"))),
+                    ("-1", "-1", Raises(TYPE_OR_VALUE, ("kind", "dnnl_ocl_interop_memory_create"))),
+                    ("2**64", "2**64", Raises(TYPE_OR_VALUE, "kind")),
+                    ("str", "'BUFFER'", Raises(TYPE, "kind")),
+                    ("None", "None", Raises(TYPE, "kind")),
+                    ("float", "1.5", Raises(TYPE, "kind")),
+                    ("Fraction", "Fraction(1)", Raises(TYPE, "kind")),
+                    ("USM with a cl_mem", "ocl.MemoryKind.USM",
+                     Raises(("ValueError", "TypeError", "NotImplementedError"),
+                            ("handle", "kind", "dnnl_ocl_interop_memory_create"))),
+                ],
+                "handle": v.foreign_handle("cl_mem", "handle", nullable=True, right="pocl_buf") + [
+                    ("buffer too small", "pocl_small_buf", Raises(VALUE, "handle")),
+                    ("host array", "a", Raises(TYPE, "handle")),
+                ],
+            }, library="standin",
+            then="gprim.execute(gstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: gdst}); gstrm.wait()"),
+        Api("ocl.set_mem_object", "ocl.set_mem_object($memory, $buffer)", {"memory": "gsrc", "buffer": "pocl_buf2"}, {
+            "memory": v.dnnl_object("Memory", "memory"),
+            "buffer": v.foreign_handle("cl_mem", "buffer", nullable=True, right="pocl_buf2") + [
+                ("buffer too small", "pocl_small_buf", Raises(VALUE, "buffer")),
+                ("host array", "a", Raises(TYPE, "buffer")),
+            ],
+        }, library="standin",
+            then="gprim.execute(gstrm, {dnnl.ARG_FROM: gsrc, dnnl.ARG_TO: gdst}); gstrm.wait()"),
+        Api("ocl.execute", "ocl.execute($primitive, $stream, $args, $deps); gstrm.wait()",
+            {"primitive": "gprim", "stream": "gstrm", "args": "{dnnl.ARG_FROM: gsrc, dnnl.ARG_TO: gdst}",
+             "deps": "()"}, {
+                "primitive": v.dnnl_object("Primitive", "primitive"),
+                "stream": v.dnnl_object("Stream", "stream"),
+                "args": _args_values("gsrc", "gdst", "gsrc_small", "gsrc_closed", "gsrc_none", "gsrc_intel",
+                                     ("a", "out")),
+                "deps": _deps_values("done_event", "ze.Event(0x5000)", "intel_event"),
+            }, library="standin"),
+        # --- Level Zero on real oneDNN (no Level Zero loader here: valid handles
+        # get DnnlRuntimeError, so a bad one that reaches C shows as unclear) ---
+        Api("ze.get_engine_cache_blob_id", "ze.get_engine_cache_blob_id($driver, $device)",
+            {"driver": "zdrv", "device": "zdev"}, {
+                "driver": v.foreign_handle("ze_driver", "driver", right="zdrv"),
+                "device": v.foreign_handle("ze_device", "device", right="zdev"),
+            }, library="real"),
+        Api("ze.make_engine", "e = ze.make_engine($driver, $device, $context)",
+            {"driver": "zdrv", "device": "zdev", "context": "zctx"}, {
+                "driver": v.foreign_handle("ze_driver", "driver", right="zdrv"),
+                "device": v.foreign_handle("ze_device", "device", right="zdev"),
+                "context": v.foreign_handle("ze_context", "context", right="zctx"),
+            }, library="real"),
+        # --- Level Zero engine (stand-in) ---------------------------------------------
+        Api("ze.make_engine(cache_blob)", "e = ze.make_engine(zdrv, zdev, zctx, $cache_blob)",
+            {"cache_blob": "None"},
+            {"cache_blob": v.cache_blob("cache_blob", "dnnl_ze_interop_engine_create_from_cache_blob")},
+            library="standin", then="ze.get_device(e)"),
+        Api("ze.get_engine_cache_blob", "ze.get_engine_cache_blob($engine)", {"engine": "zeng"},
+            {"engine": v.dnnl_object("Engine", "engine")}, library="standin"),
+        Api("ze.get_driver", "ze.get_driver($engine)", {"engine": "zeng"},
+            {"engine": v.dnnl_object("Engine", "engine")}, library="standin"),
+        Api("ze.get_list", "ze.get_list($stream)", {"stream": "zstrm"},
+            {"stream": v.dnnl_object("Stream", "stream")}, library="standin"),
+        Api("ze.make_stream", "s = ze.make_stream($engine, $command_list, $profiling)",
+            {"engine": "zeng", "command_list": "zlist", "profiling": "False"}, {
+                "engine": v.dnnl_object("Engine", "engine"),
+                "command_list": v.foreign_handle("ze_command_list", "command_list", right="zlist"),
+                "profiling": [
+                    ("str", "'no'", Either(Ok(), Raises(TYPE, "profiling"))),
+                    ("None", "None", Either(Ok(), Raises(TYPE, "profiling"))),
+                ],
+            }, library="standin", then="s.wait()"),
+        Api("ze.make_memory", "m = ze.make_memory($desc, $engine, $handles)",
+            {"desc": "md", "engine": "zeng", "handles": "a"}, {
+                "desc": v.dnnl_object("MemoryDesc", "desc"),
+                "engine": v.dnnl_object("Engine", "engine"),
+            }, library="standin",
+            then="zprim.execute(zstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: zdst}); zstrm.wait()"),
+        Api("ze.make_memory", "m = ze.make_memory($desc, $engine, $handles)",
+            {"desc": "md", "engine": "zeng", "handles": "a"}, {
+                "handles": bh("handles", ("args[1]",)) + [
+                    ("list with a bad handle", "[Fraction(8, 1)]", Raises(TYPE, ("handles[0]", "handles"))),
+                    ("two handles for one buffer", "[a, a]", Raises(TYPE_OR_VALUE, "handles")),
+                ],
+            }, library="standin", section="host-buffers",
+            then="zprim.execute(zstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: zdst}); zstrm.wait(); gc.collect()"),
+        Api("ze.execute", "ze.execute($primitive, $stream, $args, $deps); zstrm.wait()",
+            {"primitive": "zprim", "stream": "zstrm", "args": "{dnnl.ARG_FROM: zsrc, dnnl.ARG_TO: zdst}",
+             "deps": "()"}, {
+                "primitive": v.dnnl_object("Primitive", "primitive"),
+                "stream": v.dnnl_object("Stream", "stream"),
+                "args": _args_values("zsrc", "zdst", "zsrc_small", "zsrc_closed", "zsrc_none", "zsrc_eng2",
+                                     ("a", "out")),
+                "deps": [(i, e, x) for i, e, x in _deps_values("zevent", "pocl_ctx", None)
+                         if i not in ("[pyopencl.Context]",)] + [("[pyopencl.UserEvent]", "[done_event]",
+                                                                   Raises(TYPE, "deps"))],
+            }, library="standin"),
+        # --- Level Zero handle values ------------------------------------------------
+        Api("ze.Driver", "h = ze.Driver($handle)", {"handle": "0x1000"}, {"handle": _handle_value_values()}),
+        Api("ze.Event", "h = ze.Event($handle)", {"handle": "0x5000"}, {"handle": _handle_value_values()}),
+    ]
+
+
+def _handle_value_values() -> list:
+    name = "Driver", "Event", "handle"
+    return [
+        ("str", "'x'", Raises(TYPE, name)),
+        ("float", "1.5", Raises(TYPE, name)),
+        ("True", "True", Raises(TYPE, name)),
+        ("Fraction", "Fraction(8, 1)", Raises(TYPE, name)),
+        ("Decimal", "Decimal(8)", Raises(TYPE, name)),
+        ("-1", "-1", Raises(TYPE_OR_VALUE, name)),
+        ("2**64", "2**64", Raises(TYPE_OR_VALUE, name)),
+        ("list", "[]", Raises(TYPE, name)),
+        ("object", "object()", Raises(TYPE, name)),
+        ("bytes", "bytes(8)", Raises(TYPE, name)),
+        ("ndarray", "np.zeros(2)", Raises(TYPE, name)),
+        ("pyopencl.Device", "pocl_dev", Raises(TYPE, name)),
+        ("another kind", "ze.Device(0x2000)", Raises(TYPE, name)),
+        ("Engine", "eng", Raises(TYPE, name)),
+        ("None", "None", Either(Ok(), Raises(TYPE_OR_VALUE, name))),
+    ]
+
+
+def cases() -> list[Case]:
+    return [case for api in apis() for case in api.cases()]

@@ -1,0 +1,246 @@
+"""Running cases, each in a process of its own, in parallel and bounded in time.
+
+Starting a fresh interpreter per case would cost 0.3-1 s of imports alone.
+Cases run instead in children of a fork server (``crash_matrix.forkserver``)
+that has imported numpy, pyopencl and dnnl_interop, all pure-Python imports:
+the server loads no oneDNN and enumerates no OpenCL platform, because the
+threads those start do not survive a fork. Every case is a new fork (never
+a reused worker), leads its own process group so that a timeout kills all
+it started, and is judged from its exit status and the result it wrote.
+
+Cases marked ``fresh`` (interpreter exit with work in flight, daemon threads
+at exit) run in a new interpreter instead: a forked child leaves through
+``os._exit``, which skips interpreter finalization.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from . import fixtures
+from .model import Case, Observed, Verdict, judge
+
+TESTS = Path(__file__).resolve().parent.parent
+OUTPUT_TAIL = 4000  # characters of a child's output kept for the report
+
+
+def child_environment(standin: str | None) -> dict[str, str]:
+    """The environment of the fork server and of every case."""
+    env = dict(os.environ)
+    vendors = Path(sys.prefix) / "etc" / "OpenCL" / "dnnl-interop-vendors"
+    if vendors.is_dir():
+        env.setdefault("OCL_ICD_VENDORS", str(vendors))
+    for name in ("DNNL_INTEROP_LIBRARY", "ONEDNN_VERBOSE", "DNNL_VERBOSE", "PYTEST_CURRENT_TEST"):
+        env.pop(name, None)
+    if standin:
+        env[fixtures.STANDIN_ENV] = str(standin)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONSAFEPATH"] = "1"  # import the installed package, not the working directory
+    # numpy's OpenBLAS starts a worker thread at import; the fork server
+    # must hold no thread when it forks.
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    return env
+
+
+class ForkServer:
+    """The fork server process and the replies it sends (see ``forkserver``)."""
+
+    def __init__(self, env: dict[str, str]):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "crash_matrix.forkserver"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir(),
+        )
+        self._buffer = b""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def fork(self, request: dict) -> None:
+        self.process.stdin.write(json.dumps(request).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def replies(self, timeout: float) -> list[tuple[str, int, int]]:
+        """``(kind, case id, value)`` lines received within ``timeout`` seconds."""
+        out = self.process.stdout
+        ready, _, _ = select.select([out], [], [], timeout)
+        if not ready:
+            return []
+        data = os.read(out.fileno(), 1 << 16)
+        if not data:
+            raise RuntimeError(f"the fork server exited (status {self.process.wait()})")
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        replies = []
+        for line in lines:
+            kind, case, value = line.decode().split()
+            replies.append((kind, int(case), int(value)))
+        return replies
+
+    def stop(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+class _Job:
+    """One case in flight."""
+
+    def __init__(self, case: Case, index: int, workdir: Path):
+        self.case = case
+        self.index = index
+        self.result_path = workdir / f"{index}.json"
+        self.output_path = workdir / f"{index}.out"
+        self.pid = 0
+        self.started = time.monotonic()
+        self.status: int | None = None  # raw waitpid status, once exited
+        self.popen: subprocess.Popen | None = None  # fresh cases only
+        self.timed_out = False
+
+    def start(self, server: ForkServer, env: dict[str, str], workdir: Path) -> None:
+        case = self.case
+        self.started = time.monotonic()
+        if not case.fresh:
+            server.fork({
+                "id": self.index,
+                "prelude": fixtures.prelude(case.code, case.library),
+                "snippet": case.code.strip() + "\n",
+                "result": str(self.result_path),
+                "output": str(self.output_path),
+                "timeout": case.timeout,
+            })
+            return
+        script = workdir / f"{self.index}.py"
+        script.write_text(fixtures.script(case.code, case.library))
+        with open(self.output_path, "wb") as output:
+            self.popen = subprocess.Popen(
+                [sys.executable, "-X", "faulthandler", "-m", "crash_matrix.child",
+                 str(script), str(self.result_path), str(case.timeout)],
+                stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                env=env, start_new_session=True, cwd=tempfile.gettempdir(),
+            )
+        self.pid = self.popen.pid
+
+    def poll(self) -> None:
+        if self.popen is not None and self.status is None:
+            try:
+                pid, status = os.waitpid(self.popen.pid, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid:
+                self.status = status
+                self.popen.returncode = 0  # reaped here; keep Popen from waiting again
+
+    def kill(self) -> None:
+        self.timed_out = True
+        for kill, target in ((os.killpg, self.pid), (os.kill, self.pid)):
+            try:
+                kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def cleanup(self) -> None:
+        """Kill whatever the case started and left behind in its process group."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def observed(self) -> Observed:
+        result = None
+        try:
+            result = json.loads(self.result_path.read_text())
+        except (OSError, ValueError):
+            pass
+        try:
+            output = self.output_path.read_text(errors="replace")[-OUTPUT_TAIL:]
+        except OSError:
+            output = ""
+        status = self.status if self.status is not None else 0
+        killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        return Observed(
+            signal=None if self.timed_out else killed, timed_out=self.timed_out,
+            exit_code=code, result=result, output=output,
+            seconds=time.monotonic() - self.started,
+        )
+
+
+def _order(cases: list[Case]) -> list[int]:
+    """Slow cases first (fresh interpreters, threads, big arrays), so the tail is short."""
+    slow = ("threads", "lifetime", "exit", "loader")
+    return sorted(range(len(cases)), key=lambda i: not (cases[i].fresh or cases[i].crash_class in slow))
+
+
+def default_jobs() -> int:
+    """Two processes per core: many cases wait (on a lock, a timeout, a load)."""
+    return max(2, 2 * (os.cpu_count() or 1))
+
+
+def run_cases(
+    cases: Iterable[Case],
+    jobs: int | None = None,
+    standin: str | None = None,
+    progress: Callable[[Verdict], None] | None = None,
+    on_server: Callable[[int], None] | None = None,
+) -> list[Verdict]:
+    """Run every case in its own process, ``jobs`` at a time; verdicts in case order.
+
+    ``on_server`` is called with the fork server's pid once it has started
+    (the tests check it holds one thread and no OpenCL driver).
+    """
+    cases = list(cases)
+    jobs = jobs or default_jobs()
+    env = child_environment(standin)
+    verdicts: list[Verdict | None] = [None] * len(cases)
+    pending = collections.deque(_order(cases))
+    running: dict[int, _Job] = {}
+    server = ForkServer(env)
+    try:
+        with tempfile.TemporaryDirectory(prefix="crash-matrix-") as directory:
+            workdir = Path(directory)
+            server_checked = on_server is None
+            while pending or running:
+                while pending and len(running) < jobs:
+                    index = pending.popleft()
+                    job = running[index] = _Job(cases[index], index, workdir)
+                    job.start(server, env, workdir)
+                for kind, index, value in server.replies(0.02):
+                    if kind == "started":
+                        running[index].pid = value
+                    else:
+                        running[index].status = value
+                if not server_checked:
+                    on_server(server.pid)
+                    server_checked = True
+                now = time.monotonic()
+                for index, job in list(running.items()):
+                    job.poll()
+                    if job.status is None:
+                        if job.pid and not job.timed_out and now - job.started > job.case.timeout:
+                            job.kill()
+                        continue
+                    job.cleanup()
+                    del running[index]
+                    verdict = verdicts[index] = judge(job.case, job.observed())
+                    if progress:
+                        progress(verdict)
+    finally:
+        for job in running.values():
+            job.kill()
+        server.stop()
+    return verdicts  # type: ignore[return-value]

@@ -6,7 +6,10 @@ primitive, the memories (and, through them, their buffers) and any
 dependency objects, and registers itself as a user of each owned object
 (see ``_owned``). They are let go when the stream is known to be done:
 
-* :meth:`InOrderWork.wait` finishes everything submitted before it started;
+* :meth:`StreamBase.wait` finishes everything submitted before it started;
+* a submission that returned a completion event (OpenCL out-of-order
+  queues) is let go once that event, and the events of every earlier such
+  submission, are complete (checked at the next submission);
 * closing the stream waits first, then lets everything go.
 
 Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
@@ -35,11 +38,13 @@ class StreamBase(Owned):
     """A stream's ownership rules: work in flight keeps what it uses."""
 
     # _pending: id(obj) -> (obj, epoch) for everything submitted work uses.
-    __slots__ = ("_pending", "_epoch", "_lock")
+    # _events: (epoch, is_done) for submissions that returned an event, oldest first.
+    __slots__ = ("_pending", "_epoch", "_lock", "_events")
 
     def _adopt(self, handle, keep: tuple = ()) -> None:
         self._pending = {}
         self._epoch = 0
+        self._events = []
         self._lock = threading.RLock()
         super()._adopt(handle, keep)
         engine = keep[0]
@@ -70,8 +75,31 @@ class StreamBase(Owned):
         with self._lock:
             self._let_go(epoch)
 
+    def _track_event(self, is_done: Callable[[], bool]) -> None:
+        """The submission just made has its own completion event: stamp it apart.
+
+        Later submissions and waits ask ``is_done``; what the oldest finished
+        submissions used is let go without waiting for the whole stream.
+        """
+        with self._lock:
+            self._events.append((self._epoch, is_done))
+            self._epoch += 1
+
+    def _let_go_finished(self) -> None:
+        """Let go of what the oldest submissions whose events completed used. Holds the lock."""
+        events = self._events
+        finished = 0
+        while finished < len(events) and events[finished][1]():
+            finished += 1
+        if finished:
+            self._let_go(events[finished - 1][0])
+            del events[:finished]
+
     def _let_go(self, epoch: float) -> None:
         """Release what work stamped up to ``epoch`` used (it is done). Holds the lock."""
+        events = self._events
+        while events and events[0][0] <= epoch:
+            events.pop(0)
         pending = self._pending
         done = [key for key, (_, stamp) in pending.items() if stamp <= epoch]
         sid = id(self)
@@ -132,6 +160,8 @@ def submit(
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
             raise ClosedObjectError("stream: this Stream is closed")
+        if stream._events:
+            stream._let_go_finished()
         epoch = stream._epoch
         pending = stream._pending
         primitive._users[sid] = True

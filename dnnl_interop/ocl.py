@@ -255,4 +255,8 @@ def execute(
     submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute")
     if event[0] == ffi.NULL:
         return None
-    return _pyopencl().Event.from_int_ptr(address_of(event[0]), retain=False)
+    cl = _pyopencl()
+    returned = cl.Event.from_int_ptr(address_of(event[0]), retain=False)
+    ours = cl.Event.from_int_ptr(address_of(event[0]), retain=True)
+    stream._track_event(lambda: ours.command_execution_status == cl.command_execution_status.COMPLETE)
+    return returned

@@ -516,3 +516,22 @@ def test_ocl_execute_refuses_a_cpu_stream(dnnl):
                 ocl.execute(primitive, stream, {dnnl_interop.ARG_FROM: a, dnnl_interop.ARG_TO: b})
             a.close()
             b.close()
+
+
+def test_what_work_used_is_let_go_once_its_event_completed(engine, context):
+    """On out-of-order queues the returned event tells when the work is done:
+    what it used is released at the next submission, before any stream wait."""
+    queue = cl.CommandQueue(context, properties=OUT_OF_ORDER)
+    desc = f32_desc((4, 4), "ab")
+    with ocl.make_stream(engine, queue) as stream, dnnl_interop.reorder(desc, desc, engine) as primitive:
+        first_src, first_dst = ocl.make_memory(desc, engine), ocl.make_memory(desc, engine)
+        watch = weakref.ref(first_src)
+        event = ocl.execute(primitive, stream, {dnnl_interop.ARG_FROM: first_src, dnnl_interop.ARG_TO: first_dst})
+        del first_src, first_dst
+        gc.collect()
+        assert watch() is not None, "released while its work may still run"
+        event.wait()
+        with ocl.make_memory(desc, engine) as src, ocl.make_memory(desc, engine) as dst:
+            ocl.execute(primitive, stream, {dnnl_interop.ARG_FROM: src, dnnl_interop.ARG_TO: dst}).wait()
+            gc.collect()
+            assert watch() is None, "kept after its event completed"

@@ -472,8 +472,8 @@ class CacheBlobStore:
 
     # -- listing and maintenance ---------------------------------------------
 
-    def _scan(self) -> tuple[list[tuple[str, Entry | None, str | None]], list[tuple[str, float]]]:
-        """``([(path, Entry or None, reason if bad)], [(temp path, mtime)])`` of the directory."""
+    def _scan(self):
+        """``([(path, Entry or None, reason if bad, stat or None)], [(temp path, mtime)])``."""
         try:
             names = os.listdir(self._directory)
         except FileNotFoundError:
@@ -482,9 +482,9 @@ class CacheBlobStore:
         for name in sorted(names):
             path = os.path.join(self._directory, name)
             if _ENTRY_NAME.fullmatch(name):
-                entry, reason = self._describe(path, name)
+                entry, reason, info = self._describe(path, name)
                 if entry is not None or reason is not None:
-                    found.append((path, entry, reason))
+                    found.append((path, entry, reason, info))
             elif _TEMP_NAME.fullmatch(name):
                 try:
                     temps.append((path, os.stat(path, follow_symlinks=False).st_mtime))
@@ -492,15 +492,16 @@ class CacheBlobStore:
                     pass  # its writer renamed or removed it
         return found, temps
 
-    def _describe(self, path: str, name: str) -> tuple[Entry | None, str | None]:
-        """The entry at ``path`` from its header, or ``(None, reason)``; ``(None, None)`` if gone."""
+    def _describe(self, path: str, name: str):
+        """``(Entry, None, stat)`` from the header at ``path``, ``(None, reason, stat)`` if bad,
+        ``(None, None, None)`` if gone."""
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
-            return None, None
+            return None, None, None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                return None, "is a symbolic link, not an entry file"
+                return None, "is a symbolic link, not an entry file", None
             raise
         try:
             info = os.fstat(fd)
@@ -514,8 +515,8 @@ class CacheBlobStore:
                 if _entry_name(runtime, key) != name:
                     raise _Bad("is named for another runtime or key")
             except _Bad as bad:
-                return None, str(bad)
-            return Entry(runtime, key, info.st_size, blob_size, info.st_mtime, Path(path)), None
+                return None, str(bad), info
+            return Entry(runtime, key, info.st_size, blob_size, info.st_mtime, Path(path)), None, info
         finally:
             os.close(fd)
 
@@ -524,10 +525,10 @@ class CacheBlobStore:
 
         Reads headers and keys only (checksums are checked by ``get`` and
         ``verify``); files that are not sound entries are left out. An absent
-        directory has no entries.
+        directory has no entries; one that cannot be listed raises ``OSError``.
         """
         found, _ = self._scan()
-        return sorted((entry for _, entry, _ in found if entry is not None),
+        return sorted((entry for _, entry, _, _ in found if entry is not None),
                       key=lambda entry: (entry.last_used, str(entry.path)))
 
     def __iter__(self) -> Iterator[Entry]:
@@ -550,7 +551,8 @@ class CacheBlobStore:
         entries are removed until the entries left take at most that many
         bytes (file sizes). With neither, no sound entry is removed. Files
         that are not sound entries are removed too (warning, not returned),
-        and temporary files older than ``stale_temp_age``. Raises
+        and temporary files older than ``stale_temp_age``. An entry rewritten
+        or used by someone else since it was listed is kept. Raises
         ``OSError`` if a file cannot be removed.
         """
         if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
@@ -562,22 +564,22 @@ class CacheBlobStore:
                                     or not max_age >= 0):
             raise ValueError(f"max_age: expected seconds >= 0, a timedelta or None, got {max_age!r}")
         found, temps = self._scan()
-        entries = []
-        for path, entry, reason in found:
+        entries, seen = [], {}
+        for path, entry, reason, info in found:
             if entry is None:
                 logger.warning("cache entry %s %s; removing it", path, reason)
-                _unlink_existing(path)
+                _unlink_if_unchanged(path, info)
             else:
                 entries.append(entry)
+                seen[entry.path] = info
         entries.sort(key=lambda entry: (entry.last_used, str(entry.path)))
         removed = []
         if max_age is not None:
             now = time.time()
             kept = []
             for entry in entries:
-                if now - entry.last_used > max_age:
-                    if _unlink_existing(entry.path):
-                        removed.append(entry)
+                if now - entry.last_used > max_age and _unlink_if_unchanged(entry.path, seen[entry.path]):
+                    removed.append(entry)
                 else:
                     kept.append(entry)
             entries = kept
@@ -586,9 +588,9 @@ class CacheBlobStore:
             for entry in entries:
                 if total <= max_bytes:
                     break
-                if _unlink_existing(entry.path):
+                if _unlink_if_unchanged(entry.path, seen[entry.path]):
                     removed.append(entry)
-                total -= entry.size
+                    total -= entry.size
         self._remove_stale_temps(temps, self._stale_temp_age)
         return removed
 
@@ -598,7 +600,8 @@ class CacheBlobStore:
         Each entry gets every check of :meth:`get` and must be named for its
         own runtime and key. Temporary files older than ``stale_temp_age``
         are removed too. Entries are not marked used. Raises ``OSError`` if
-        the directory cannot be listed or a bad file cannot be removed.
+        the directory cannot be listed or a bad file cannot be removed. A bad
+        file replaced by a writer meanwhile is left to its writer.
         """
         try:
             names = sorted(os.listdir(self._directory))
@@ -622,7 +625,7 @@ class CacheBlobStore:
             except OSError as exc:
                 if exc.errno != errno.ELOOP:
                     raise
-                reason = "is a symbolic link, not an entry file"
+                reason, info = "is a symbolic link, not an entry file", None
             else:
                 try:
                     info = os.fstat(fd)
@@ -637,7 +640,7 @@ class CacheBlobStore:
                 finally:
                     os.close(fd)
             logger.warning("cache entry %s %s; removing it", path, reason)
-            if _unlink_existing(path):
+            if _unlink_if_unchanged(path, info):
                 bad.append(BadFile(Path(path), reason))
         stale = self._remove_stale_temps(temps, self._stale_temp_age)
         return VerifyReport(tuple(ok), tuple(bad), tuple(stale))
@@ -689,6 +692,24 @@ def _unlink_quietly(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def _unlink_if_unchanged(path, info: os.stat_result | None) -> bool:
+    """Remove ``path`` if it is still the file ``info`` describes (same inode, not touched since).
+
+    True if removed; False if it is gone or was replaced or used meanwhile
+    (by a writer or a hit); ``info`` None removes whatever is there. Other
+    ``OSError`` propagate.
+    """
+    try:
+        if info is not None:
+            now = os.stat(path, follow_symlinks=False)
+            if (now.st_dev, now.st_ino, now.st_mtime_ns) != (info.st_dev, info.st_ino, info.st_mtime_ns):
+                return False
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _unlink_existing(path) -> bool:

@@ -557,7 +557,7 @@ class StoreAgainstDict(RuleBasedStateMachine):
 
 TestStoreAgainstDict = StoreAgainstDict.TestCase
 # Sequences are cheap here (about 1 ms a step); the CI profile's 40 would barely reach LRU orders.
-TestStoreAgainstDict.settings = settings(max_examples=max(settings.default.max_examples, 200))
+TestStoreAgainstDict.settings = settings(max_examples=max(settings.default.max_examples, 100))
 
 
 # --- last use, prune, verify, clear ---------------------------------------------
@@ -640,6 +640,43 @@ def test_prune_without_limits_removes_no_sound_entry(store):
     assert store.put("ocl", b"k", b"blob")
     assert store.prune() == []
     assert store.get("ocl", b"k") == b"blob"
+
+
+def test_prune_keeps_entries_used_or_rewritten_after_it_listed_them(store, monkeypatch):
+    for key in (b"used", b"rewritten", b"idle"):
+        assert store.put("ocl", key, b"old")
+        _age(store.path_for("ocl", key), 3600)
+    real_scan = store._scan
+
+    def others_act_after_the_listing():
+        listing = real_scan()
+        other = CacheBlobStore(store.directory)
+        assert other.get("ocl", b"used") == b"old"
+        assert other.put("ocl", b"rewritten", b"new")
+        return listing
+
+    monkeypatch.setattr(store, "_scan", others_act_after_the_listing)
+    assert [entry.key for entry in store.prune(max_bytes=0)] == [b"idle"]
+    monkeypatch.undo()
+    assert (store.get("ocl", b"used"), store.get("ocl", b"rewritten")) == (b"old", b"new")
+
+
+def test_verify_leaves_a_bad_file_a_writer_replaced_meanwhile_to_that_writer(store, monkeypatch):
+    store.directory.mkdir()
+    write_raw(store.path_for("ocl", b"k"), b"garbage")
+    real_read = store._read_entry
+
+    def writer_replaces_it_while_read(fd, info):
+        try:
+            return real_read(fd, info)
+        finally:
+            assert CacheBlobStore(store.directory).put("ocl", b"k", b"fresh")
+
+    monkeypatch.setattr(store, "_read_entry", writer_replaces_it_while_read)
+    report = store.verify()
+    monkeypatch.undo()
+    assert report.ok == () and report.bad == ()
+    assert store.get("ocl", b"k") == b"fresh"
 
 
 def test_prune_also_removes_bad_files_and_stale_temporary_files(tmp_path, caplog):

@@ -91,23 +91,6 @@ IP_VERSION = 0x02400000
 DEVICE_SELECTOR = "opencl:*"
 """``ONEAPI_DEVICE_SELECTOR`` while the emulation is on: keeps SYCL's Level Zero adapter away."""
 
-_RESULT_NAMES = {
-    0x1: "ZE_RESULT_NOT_READY",
-    0x70000001: "ZE_RESULT_ERROR_DEVICE_LOST",
-    0x70000002: "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
-    0x70000003: "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
-    0x70000004: "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
-    0x78000001: "ZE_RESULT_ERROR_UNINITIALIZED",
-    0x78000003: "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE",
-    0x78000004: "ZE_RESULT_ERROR_INVALID_ARGUMENT",
-    0x78000005: "ZE_RESULT_ERROR_INVALID_NULL_HANDLE",
-    0x78000007: "ZE_RESULT_ERROR_INVALID_NULL_POINTER",
-    0x78000008: "ZE_RESULT_ERROR_INVALID_SIZE",
-    0x78000009: "ZE_RESULT_ERROR_UNSUPPORTED_SIZE",
-    0x7800000A: "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT",
-    0x7FFFFFFE: "ZE_RESULT_ERROR_UNKNOWN",
-}
-
 # The Level Zero declarations this module calls, from ze_api.h v1.11
 # (headers/level_zero/); tests/test_emulated_level_zero.py compiles them
 # against that header, so a field out of place fails there, not here.
@@ -119,8 +102,57 @@ typedef struct _ze_command_list_handle_t *ze_command_list_handle_t;
 typedef struct _ze_event_pool_handle_t *ze_event_pool_handle_t;
 typedef struct _ze_event_handle_t *ze_event_handle_t;
 
-typedef enum _ze_result_t { ZE_RESULT_SUCCESS = 0, ZE_RESULT_NOT_READY = 1,
-    ZE_RESULT_FORCE_UINT32 = 0x7fffffff } ze_result_t;
+typedef enum _ze_result_t {
+    ZE_RESULT_SUCCESS = 0,
+    ZE_RESULT_NOT_READY = 1,
+    ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001,
+    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002,
+    ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 0x70000003,
+    ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 0x70000004,
+    ZE_RESULT_ERROR_MODULE_LINK_FAILURE = 0x70000005,
+    ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET = 0x70000006,
+    ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE = 0x70000007,
+    ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX = 0x7ff00001,
+    ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE = 0x7ff00002,
+    ZE_RESULT_EXP_ERROR_REMOTE_DEVICE = 0x7ff00003,
+    ZE_RESULT_EXP_ERROR_OPERANDS_INCOMPATIBLE = 0x7ff00004,
+    ZE_RESULT_EXP_RTAS_BUILD_RETRY = 0x7ff00005,
+    ZE_RESULT_EXP_RTAS_BUILD_DEFERRED = 0x7ff00006,
+    ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000,
+    ZE_RESULT_ERROR_NOT_AVAILABLE = 0x70010001,
+    ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000,
+    ZE_RESULT_WARNING_DROPPED_DATA = 0x70020001,
+    ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001,
+    ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 0x78000002,
+    ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 0x78000003,
+    ZE_RESULT_ERROR_INVALID_ARGUMENT = 0x78000004,
+    ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 0x78000005,
+    ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE = 0x78000006,
+    ZE_RESULT_ERROR_INVALID_NULL_POINTER = 0x78000007,
+    ZE_RESULT_ERROR_INVALID_SIZE = 0x78000008,
+    ZE_RESULT_ERROR_UNSUPPORTED_SIZE = 0x78000009,
+    ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT = 0x7800000a,
+    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT = 0x7800000b,
+    ZE_RESULT_ERROR_INVALID_ENUMERATION = 0x7800000c,
+    ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 0x7800000d,
+    ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT = 0x7800000e,
+    ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 0x7800000f,
+    ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 0x78000010,
+    ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 0x78000011,
+    ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 0x78000012,
+    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 0x78000013,
+    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 0x78000014,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 0x78000015,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 0x78000016,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE = 0x78000017,
+    ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED = 0x78000018,
+    ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 0x78000019,
+    ZE_RESULT_ERROR_OVERLAPPING_REGIONS = 0x7800001a,
+    ZE_RESULT_WARNING_ACTION_REQUIRED = 0x7800001b,
+    ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE = 0x7800001c,
+    ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
+    ZE_RESULT_FORCE_UINT32 = 0x7fffffff
+    } ze_result_t;
 typedef enum _ze_structure_type_t {
     ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3,
     ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd,
@@ -231,10 +263,9 @@ class LevelZeroError(EmulatedGpuError):
     ``.result`` is the ``ze_result_t`` value, ``.function`` the function's name.
     """
 
-    def __init__(self, function: str, result: int):
+    def __init__(self, function: str, result: int, name: str):
         self.function = function
         self.result = result
-        name = _RESULT_NAMES.get(result, f"ze_result_t {result:#x}")
         super().__init__(f"{function} failed: {name}")
 
 
@@ -312,8 +343,12 @@ class _Loader:
     def call(self, name: str, *args) -> int:
         result = getattr(self.lib, name)(*args)
         if result != 0:
-            raise LevelZeroError(name, int(result))
+            raise self.error(name, result)
         return result
+
+    def error(self, function: str, result: int) -> LevelZeroError:
+        # cffi names a known enum value, and gives the number of an unknown one.
+        return LevelZeroError(function, int(result), self.ffi.string(self.ffi.cast("ze_result_t", result)))
 
     def address(self, cdata) -> int:
         return int(self.ffi.cast("uintptr_t", cdata))
@@ -560,7 +595,7 @@ class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
     def is_signalled(self) -> bool:
         result = self._loader.lib.zeEventQueryStatus(self._owner)
         if result not in (0, 1):
-            raise LevelZeroError("zeEventQueryStatus", int(result))
+            raise self._loader.error("zeEventQueryStatus", result)
         return result == 0
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -568,7 +603,7 @@ class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
         nanoseconds = _UINT64_MAX if timeout is None else max(0, int(timeout * 1e9))
         result = self._loader.lib.zeEventHostSynchronize(self._owner, nanoseconds)
         if result not in (0, 1):
-            raise LevelZeroError("zeEventHostSynchronize", int(result))
+            raise self._loader.error("zeEventHostSynchronize", result)
         return result == 0
 
 
@@ -818,7 +853,7 @@ class EmulatedLevelZero:
         nanoseconds = _UINT64_MAX if timeout is None else max(0, int(timeout * 1e9))
         result = self._loader.lib.zeCommandListHostSynchronize(self._list_of(command_list), nanoseconds)
         if result not in (0, 1):
-            raise LevelZeroError("zeCommandListHostSynchronize", int(result))
+            raise self._loader.error("zeCommandListHostSynchronize", result)
         return result == 0
 
     def __repr__(self) -> str:

@@ -18,6 +18,14 @@ the fixture or the session is started with the option.
   which says what to do.
 
 With the emulated GPU on, oneDNN's CPU engine does not work in that session.
+
+Level Zero (:mod:`~dnnl_interop.testing.emulated_level_zero`) the same way:
+``--emulated-level-zero`` (or ``emulated_level_zero = true``) puts the
+emulated Level Zero loader in place at session start (it switches the
+emulated GPU on too), and the ``emulated_level_zero`` fixture returns the
+process's :class:`~dnnl_interop.testing.emulated_level_zero.EmulatedLevelZero`
+(``.driver``, ``.device``, ``.context``, ``.command_list``), enabling it when
+first used if nothing in the session has loaded oneDNN's SYCL runtime yet.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ import pytest
 
 _OPTION = "--emulated-gpu"
 _INI = "emulated_gpu"
+_LZ_OPTION = "--emulated-level-zero"
+_LZ_INI = "emulated_level_zero"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,6 +56,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="switch the emulated Intel GPU on at session start (as --emulated-gpu)",
     )
+    group.addoption(
+        _LZ_OPTION,
+        action="store_true",
+        default=False,
+        dest="emulated_level_zero",
+        help="put the emulated Level Zero loader (and the emulated GPU) in place for this whole "
+        "session, before conftest files load",
+    )
+    parser.addini(
+        _LZ_INI,
+        type="bool",
+        default=False,
+        help="put the emulated Level Zero loader in place at session start (as --emulated-level-zero)",
+    )
 
 
 def _requested(config: pytest.Config) -> bool:
@@ -55,8 +79,22 @@ def _requested(config: pytest.Config) -> bool:
     return bool(config.getini(_INI))
 
 
+def _level_zero_requested(config: pytest.Config) -> bool:
+    namespace = getattr(config, "known_args_namespace", None)
+    if namespace is not None and getattr(namespace, "emulated_level_zero", False):
+        return True
+    return bool(config.getini(_LZ_INI))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    if _level_zero_requested(early_config):
+        from . import emulated_gpu, emulated_level_zero
+
+        try:
+            emulated_level_zero.enable()
+        except emulated_gpu.EmulatedGpuError as exc:
+            raise pytest.UsageError(f"{_LZ_OPTION}: {exc}") from exc
     if not _requested(early_config):
         return
     from . import emulated_gpu
@@ -83,5 +121,19 @@ def emulated_gpu():
     makes a real oneDNN GPU engine.
     """
     from . import emulated_gpu as module
+
+    return module.enable()
+
+
+@pytest.fixture(scope="session")
+def emulated_level_zero():
+    """The emulated Level Zero driver of this session (:class:`EmulatedLevelZero`).
+
+    ``dnnl_interop.ze.make_engine(lz.driver, lz.device, lz.context)`` makes a
+    real oneDNN Level Zero engine; ``lz.command_list`` is an immediate list
+    for ``ze.make_stream``; ``lz.shared(shape, dtype)`` gives shared USM with
+    a numpy view.
+    """
+    from . import emulated_level_zero as module
 
     return module.enable()

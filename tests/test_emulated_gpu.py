@@ -22,6 +22,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -121,7 +122,7 @@ def _init(layer, table, entries: int | None = None, properties=None, with_proper
 
 def test_the_layer_ships_beside_the_module_and_exports_the_loader_entry_points():
     path = emulated_gpu.layer_path()
-    assert path.parent == ROOT / "dnnl_interop" / "testing"
+    assert path.parent == Path(emulated_gpu.__file__).resolve().parent
     library = ctypes.CDLL(str(path))
     for name in ("clGetLayerInfo", "clInitLayer", "clInitLayerWithProperties", "clDeinitLayer"):
         assert hasattr(library, name), name
@@ -781,3 +782,18 @@ def test_info_emulated_gpu_as_text():
     assert re.search(r"type:\s+GPU", done.stdout)
     assert re.search(r"GPU engine:\s+yes", done.stdout)
     assert re.search(r"cache blob id:\s+\d+ bytes, sha256 [0-9a-f]{64}", done.stdout)
+
+
+def test_info_emulated_gpu_without_intels_runtime_says_what_to_install_and_exits_6():
+    done = _plain_run(
+        """
+        import sys
+        from dnnl_interop.testing import emulated_gpu
+        from dnnl_interop.__main__ import main
+        emulated_gpu.RUNTIME_FILENAME = "libintelocl-not-installed.so"
+        sys.exit(main(["info", "--emulated-gpu"]))
+        """
+    )
+    assert done.returncode == 6, done.stdout + done.stderr
+    assert "NOT AVAILABLE: EmulatedGpuUnavailableError" in done.stdout
+    assert "pip install intel-opencl-rt" in done.stdout

@@ -261,7 +261,8 @@ static const struct overrides slots[MAX_LOADERS] = {OVERRIDES(0), OVERRIDES(1), 
 static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_entries_ret,
                          const cl_icd_dispatch **layer_dispatch_ret)
 {
-    void **table;
+    cl_icd_dispatch *table;
+    size_t size;
     int slot;
 
     /* Every entry the overrides call must exist in the loader's table. */
@@ -270,22 +271,24 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target, cl_
     slot = __atomic_fetch_add(&loaders_seen, 1, __ATOMIC_ACQ_REL);
     if (slot >= MAX_LOADERS)
         return CL_OUT_OF_RESOURCES;
-    table = malloc(num_entries * sizeof *table);
+    /* A newer loader's table may be longer than ours: copy all of it. */
+    size = num_entries * sizeof(void *);
+    table = calloc(1, size > sizeof *table ? size : sizeof *table);
     if (!table)
         return CL_OUT_OF_RESOURCES;
-    memcpy(table, target, num_entries * sizeof *table);
+    memcpy(table, target, size);
     __atomic_store_n(&targets[slot], target, __ATOMIC_RELEASE);
 
-    table[ENTRY(clGetDeviceInfo)] = (void *)slots[slot].get_device_info;
-    table[ENTRY(clGetDeviceIDs)] = (void *)slots[slot].get_device_ids;
-    table[ENTRY(clCreateKernel)] = (void *)slots[slot].create_kernel;
-    table[ENTRY(clCreateKernelsInProgram)] = (void *)slots[slot].create_kernels_in_program;
-    table[ENTRY(clReleaseKernel)] = (void *)slots[slot].release_kernel;
+    table->clGetDeviceInfo = slots[slot].get_device_info;
+    table->clGetDeviceIDs = slots[slot].get_device_ids;
+    table->clCreateKernel = slots[slot].create_kernel;
+    table->clCreateKernelsInProgram = slots[slot].create_kernels_in_program;
+    table->clReleaseKernel = slots[slot].release_kernel;
     if (num_entries > ENTRY(clCloneKernel) && target->clCloneKernel)
-        table[ENTRY(clCloneKernel)] = (void *)slots[slot].clone_kernel;
+        table->clCloneKernel = slots[slot].clone_kernel;
 
     *num_entries_ret = num_entries;
-    *layer_dispatch_ret = (const cl_icd_dispatch *)table;
+    *layer_dispatch_ret = table;
     return CL_SUCCESS;
 }
 

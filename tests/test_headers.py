@@ -13,6 +13,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -305,3 +306,125 @@ def test_upstream_conditionals_are_ones_the_parser_understands():
                 pytest.fail(f"{name}:{number}: #elif is not supported by the parser")
             if re.match(r"#\s*if(def|ndef)?\b", stripped):
                 assert simple.match(stripped), f"{name}:{number}: {stripped}"
+
+
+# --- the generated C -----------------------------------------------------------
+
+WARNINGS_AS_ERRORS = ("-Wall", "-Wextra", "-Werror")
+
+
+def test_generated_module_compiles_without_warnings(build_ffi, tmp_path):
+    """The module's whole C source (the generated table, stubs, trampolines
+    and protocol helpers, and cffi's wrappers around them) compiles with
+    -Wall -Wextra -Werror, optimised (where gcc's flow analysis warns)."""
+    source = tmp_path / "_ffi.c"
+    build_ffi.ffibuilder.emit_c_code(str(source))
+    done = subprocess.run(
+        ["cc", "-c", "-O2", "-fPIC", *WARNINGS_AS_ERRORS, f"-I{sysconfig.get_paths()['include']}",
+         str(source), "-o", str(tmp_path / "_ffi.o")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+# Functions of every kind of return type, added to the real declarations.
+EXTRA_FUNCTIONS = """
+void DNNL_API dnnl_test_void(int value);
+size_t DNNL_API dnnl_test_size(int value);
+const char DNNL_API *dnnl_test_pointer(void);
+dnnl_engine_kind_t DNNL_API dnnl_test_enum(void);
+dnnl_status_t DNNL_API dnnl_test_blob(dnnl_engine_t engine, size_t *size, uint8_t *blob);
+"""
+# A library that has the first two only.
+EXTRA_LIBRARY = r"""
+#include <stddef.h>
+int dnnl_test_last = -1;
+void dnnl_test_void(int value) { dnnl_test_last = value; }
+size_t dnnl_test_size(int value) { return 2 * (size_t)value; }
+"""
+
+
+@pytest.fixture(scope="module")
+def generated(build_ffi, tmp_path_factory):
+    """A module generated from the real headers plus EXTRA_FUNCTIONS, built
+    with warnings as errors, and the path of EXTRA_LIBRARY."""
+    import cffi
+
+    directory = tmp_path_factory.mktemp("generated")
+    decls = build_ffi.read_headers()
+    decls.functions += build_ffi.parse(EXTRA_FUNCTIONS).functions
+    builder = cffi.FFI()
+    builder.cdef(build_ffi.make_cdef(decls))
+    builder.set_source(
+        "_generated_under_test", build_ffi.make_source(decls), libraries=["dl"],
+        extra_compile_args=list(WARNINGS_AS_ERRORS),
+    )
+    path = builder.compile(tmpdir=str(directory))
+    spec = importlib.util.spec_from_file_location("_generated_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (directory / "extra.c").write_text(EXTRA_LIBRARY)
+    library = directory / "libextra.so"
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", *WARNINGS_AS_ERRORS, "-o", str(library), str(directory / "extra.c")],
+        check=True, timeout=120,
+    )
+    return module, decls, str(library)
+
+
+def test_generated_stubs_and_trampolines_handle_every_return_type(generated):
+    """void, size, pointer and enum returns: before a bind each stub asks to
+    load a library once per call and, when that fails, answers nothing or a
+    zero and records the function (negated: no library). After a bind the
+    functions the library has are called, with their arguments and results;
+    the others answer a zero and record the function."""
+    module, decls, library = generated
+    ffi, lib = module.ffi, module.lib
+    index = {f.name: i + 1 for i, f in enumerate(decls.functions)}
+    autoloads = []
+
+    @ffi.def_extern(name="_dnnl_interop_autoload")
+    def autoload():
+        autoloads.append(1)
+        return 0  # no library could be loaded
+
+    assert lib.dnnl_test_void(5) is None
+    assert lib.dnnl_interop_take_unbound() == -index["dnnl_test_void"]
+    assert lib.dnnl_test_size(3) == 0
+    assert lib.dnnl_interop_take_unbound() == -index["dnnl_test_size"]
+    assert len(autoloads) == 2
+
+    handle = lib.dlopen(library.encode(), lib.RTLD_NOW | lib.RTLD_LOCAL)
+    assert handle != ffi.NULL
+    assert lib.dnnl_interop_bind(handle) == 2
+    last = ffi.cast("int *", lib.dlsym(handle, b"dnnl_test_last"))
+
+    assert lib.dnnl_test_void(7) is None and last[0] == 7
+    assert lib.dnnl_interop_take_unbound() == 0
+    assert lib.dnnl_test_size(21) == 42
+    assert lib.dnnl_test_pointer() == ffi.NULL
+    assert lib.dnnl_interop_take_unbound() == index["dnnl_test_pointer"]
+    assert lib.dnnl_test_enum() == 0
+    assert lib.dnnl_interop_take_unbound() == index["dnnl_test_enum"]
+    assert len(autoloads) == 2  # a bound table never asks again
+
+
+def test_generated_protocol_helper_of_a_new_function(generated):
+    """A function added to the headers with the (size, buffer) shape gets a
+    protocol helper that calls it: here the library lacks it, so the helper
+    reports the stub's refusal of the size query."""
+    module, decls, _ = generated
+    ffi, lib = module.ffi, module.lib
+    record = ffi.new("dnnl_interop_sized_t *")
+    result = lib.dnnl_interop_sized_dnnl_test_blob(ffi.NULL, ffi.NULL, record)
+    assert result == lib.DNNL_INTEROP_SIZED_FAILED
+    assert record.outcome == lib.DNNL_INTEROP_SIZED_QUERY_REFUSED
+    assert record.status == lib.dnnl_unimplemented
+
+
+def test_generator_refuses_parameter_names_that_clash_with_its_own(build_ffi):
+    """A header parameter named like a generated local is an error at build
+    time, not a silently shadowed variable."""
+    decls = build_ffi.parse("dnnl_status_t DNNL_API f(int function);")
+    with pytest.raises(ValueError, match="clashes"):
+        build_ffi.make_source(decls)

@@ -36,9 +36,9 @@ A write goes to a uniquely named temporary file in the same directory
 entry (``os.replace``) and the directory is fsynced: readers see the old entry
 or the new one, never a part of one, and of two processes writing one key the
 last rename wins with a whole entry. Temporary files left by killed writers
-are ignored by reads and removed by :meth:`CacheBlobStore.verify`,
-:meth:`~CacheBlobStore.prune` and :meth:`~CacheBlobStore.clear` once older
-than ``stale_temp_age``.
+are ignored by reads, removed by :meth:`CacheBlobStore.verify` and
+:meth:`~CacheBlobStore.prune` once older than ``stale_temp_age`` (a live
+writer's file is younger), and by :meth:`~CacheBlobStore.clear` at once.
 
 A read checks the file type, size, magic, version, runtime, flags, lengths
 (an oversize entry is refused from its header, before the blob is read), the
@@ -51,8 +51,9 @@ returns False (with a warning) instead of raising when the directory is
 missing and cannot be created, read-only, or full, and
 :meth:`~CacheBlobStore.get` returns None when it cannot read. Only caller
 mistakes raise (``ValueError``/``TypeError`` naming the argument). The
-maintenance calls (``delete``, ``prune``, ``verify``, ``clear``) were asked
-for explicitly, so they raise ``OSError`` when they cannot do their job.
+listing and maintenance calls (``entries``, ``delete``, ``prune``,
+``verify``, ``clear``) were asked for explicitly, so they raise ``OSError``
+when they cannot do their job (a missing directory is simply empty).
 
 The store keeps no state that operations share besides its settings: every
 change is one atomic file-system operation, so any number of threads and

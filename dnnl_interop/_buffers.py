@@ -176,31 +176,56 @@ def _cffi_array(data, size: int, data_type: int | None, what: str):
     return host_buffer(ffi.buffer(data), size, None, what)[0], data
 
 
-def device_handle(data: object, ctype, size: int, data_type: int | None, what: str, usm: bool):
-    """``(handle, keep)`` for an OpenCL buffer (``usm`` False) or a USM pointer.
+def device_handle(data: object, size: int, data_type: int | None, what: str, runtime: str):
+    """``(void *, keep)`` for a memory handle of an interop ``runtime``.
 
-    ``ctype`` is the C type the handle is passed as (``void *``).
+    ``runtime`` is ``"cl_mem"`` (an OpenCL buffer: a pyopencl memory object,
+    an int or a ``cl_mem``/``void *`` cffi pointer), ``"ocl_usm"`` (a USM
+    pointer of an OpenCL engine: an int, a ``void *``, a pyopencl SVM
+    pointer, or a host view of shared USM) or ``"ze_usm"`` (the same for
+    Level Zero, where pyopencl objects are foreign).
     """
     pointer = _sentinel(data)
     if pointer is not None:
         return pointer, None
     if isinstance(data, UncheckedPointer):
-        return ffi.cast(ctype, data.address), data
+        return ffi.cast(_VOID_POINTER, data.address), data
     _refuse_owned(data, what)
-    if hasattr(data, "int_ptr") or isinstance(data, ffi.CData):
+    if isinstance(data, (list, tuple)):
+        raise TypeError(f"{what}: expected one memory handle, got a {_name(data)}")
+    if isinstance(data, ffi.CData):
+        return _cffi_handle(data, size, data_type, what, runtime)
+    if hasattr(data, "int_ptr"):
+        if runtime == "ze_usm" and type(data).__module__.startswith("pyopencl"):
+            raise TypeError(f"{what}: a {_name(data)} is an OpenCL object, not a Level Zero USM pointer")
+        ctype = "cl_mem" if runtime == "cl_mem" else _VOID_POINTER
         handle = as_handle(data, ctype, what)
-        held = getattr(data, "size", None) if hasattr(data, "int_ptr") else None
+        held = getattr(data, "size", None)
         if isinstance(held, int) and held < size:
             raise ValueError(f"{what}: {held} bytes, the descriptor needs {size}")
-        return handle, data
-    if isinstance(data, (bytes, bytearray, memoryview)) or _has_buffer(data):
-        if not usm:
+        return ffi.cast(_VOID_POINTER, handle), data
+    if _has_buffer(data):
+        if runtime == "cl_mem":
             raise TypeError(
                 f"{what}: a {_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
                 "give a pyopencl.Buffer, or USM memory with MemoryKind.USM"
             )
         return host_buffer(data, size, data_type, what)
-    return as_handle(data, ctype, what), data
+    ctype = "cl_mem" if runtime == "cl_mem" else _VOID_POINTER
+    return ffi.cast(_VOID_POINTER, as_handle(data, ctype, what)), data
+
+
+def _cffi_handle(data, size: int, data_type: int | None, what: str, runtime: str):
+    kind = ffi.typeof(data)
+    if kind.kind == "array":
+        if runtime == "cl_mem":
+            raise TypeError(f"{what}: a cffi {kind.cname} is host memory, not an OpenCL buffer (cl_mem)")
+        return _cffi_array(data, size, data_type, what)
+    accepted = (_VOID_POINTER, ffi.typeof("cl_mem")) if runtime == "cl_mem" else (_VOID_POINTER,)
+    if kind not in accepted:
+        names = " or ".join(t.cname for t in accepted)
+        raise TypeError(f"{what}: expected a {names} cffi pointer, got a {kind.cname}")
+    return ffi.cast(_VOID_POINTER, data), data
 
 
 def _has_buffer(data: object) -> bool:

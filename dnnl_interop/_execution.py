@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 
 from ._ffi import ffi, lib
 from ._owned import Owned
-from .errors import ClosedObjectError, check
+from .errors import ClosedObjectError, InvalidArgumentsError, check, make_error
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
@@ -138,11 +138,13 @@ def submit(
     keep: tuple,
     call: Callable[..., int],
     name: str,
+    runtime: str | None = None,
 ) -> None:
     """Check and register everything, then ``call(c_primitive, c_stream, nargs, c_args)``.
 
     ``args`` maps ``ARG_*`` indices to Memory objects (None passes NULL);
-    ``keep`` holds other objects the work uses (dependency events). Every
+    ``keep`` holds other objects the work uses (dependency events);
+    ``runtime`` ("ocl", "ze") the engine runtime ``call`` needs. Every
     object is registered as in flight on ``stream`` before its handle is
     read, so a close from another thread defers its destroy.
     """
@@ -191,7 +193,9 @@ def submit(
             for index, _ in entries:
                 _arg_index(index)
             raise
-        check(call(c_primitive, c_stream, len(entries), c_args), name)
+        status = call(c_primitive, c_stream, len(entries), c_args)
+        if status:
+            raise _explain(status, name, primitive, stream, items, runtime)
 
 
 def _arg_index(index: object) -> int:
@@ -219,3 +223,44 @@ def _refuse(index: object, memory, sizes: Mapping[int, int]) -> int:
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
     return index
+
+
+_RUNTIME_NAMES = {"native": "a CPU or SYCL", "ocl": "an OpenCL", "ze": "a Level Zero"}
+
+
+def _explain(status: int, name: str, primitive, stream, items, runtime: str | None) -> Exception:
+    """The error for a failed execute: oneDNN's, with what the binding can see of why.
+
+    Only on failure, so the checks cost the successful path nothing.
+    """
+    error = make_error(status, name)
+    if not isinstance(error, InvalidArgumentsError):
+        return error  # a missing function, a runtime failure: nothing to explain
+    from .core import ARGS
+
+    aliases: dict[int, list[str]] = {}
+    for key, value in sorted(ARGS.items()):
+        aliases.setdefault(value, []).append(key)
+
+    def arg(index: int) -> str:
+        return f"args[{index}] ({', '.join(aliases.get(index, ['?']))})"
+
+    engine = stream.engine
+    if runtime is not None and engine._runtime != runtime:
+        detail = (
+            f"stream: a stream of {_RUNTIME_NAMES[engine._runtime]} engine; "
+            f"it needs a stream of {_RUNTIME_NAMES[runtime]} engine"
+        )
+        return make_error(status, name, detail)
+    engines = primitive._keep
+    if engine not in engines:
+        return make_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
+    given = {index for index, memory in items if memory is not None}
+    missing = [index for index in primitive._arg_sizes if index not in given]
+    if missing:
+        wanted = " and ".join(arg(i) for i in missing)
+        return make_error(status, name, f"args: the primitive needs {wanted}, not given")
+    for index, memory in items:
+        if memory is not None and memory.engine not in engines:
+            return make_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
+    return error

@@ -29,7 +29,7 @@ def get_address(function, name: str, owned: object, cls: type, what: str, ctype:
     return address_of(out[0])
 
 
-def memory_handles(desc: MemoryDesc, handles: object, ctype, usm: bool, what: str):
+def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
     """``(pointers, keep, is_list)`` for one handle or a list/tuple of them.
 
     An empty list means MEMORY_ALLOCATE for each buffer (one, for dense
@@ -44,11 +44,14 @@ def memory_handles(desc: MemoryDesc, handles: object, ctype, usm: bool, what: st
         with using((desc, MemoryDesc, "desc")) as md:
             for i, handle in enumerate(given):
                 size = lib.dnnl_memory_desc_get_size_v2(md, i)
-                pointer, kept = device_handle(handle, ctype, size, None, f"{what}[{i}]", usm)
+                data_type = desc.data_type if i == 0 else None
+                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime)
+                if i and not size:
+                    raise ValueError(f"{what}[{i}]: the descriptor has no buffer {i}")
                 pointers.append(pointer)
                 keep.append(kept)
         return pointers, tuple(keep), True
-    pointer, kept = device_handle(handles, ctype, desc.size, desc.data_type, what, usm)
+    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime)
     return [pointer], kept, False
 
 

@@ -23,7 +23,6 @@ import operator
 from ._buffers import UncheckedPointer, device_handle, host_buffer
 from ._execution import StreamBase, submit
 from ._ffi import ffi, lib
-from ._handles import as_handle
 from ._owned import Owned, using
 from .errors import check
 
@@ -110,11 +109,16 @@ def _data_type(dtype) -> DataType:
         return dtype
     if isinstance(dtype, str) and dtype.upper() in DataType.__members__:
         return DataType[dtype.upper()]
+    if dtype is None or isinstance(dtype, (bool, int, float)):  # numpy reads None as float64
+        raise TypeError(f"dtype: expected a data type (a DataType, 'f32', numpy.float32, ...), got {dtype!r}")
     import numpy  # only needed for numpy-style dtypes
 
-    name = numpy.dtype(dtype).name
+    try:
+        name = numpy.dtype(dtype).name
+    except TypeError as exc:
+        raise TypeError(f"dtype: {exc}") from None
     if name not in _NUMPY_TYPES:
-        raise TypeError(f"dtype {name} has no oneDNN data type")
+        raise TypeError(f"dtype: {name} has no oneDNN data type")
     return _NUMPY_TYPES[name]
 
 
@@ -394,8 +398,8 @@ class Memory(Owned):
         if self.engine._runtime == "native":
             pointer, kept = host_buffer(buffer, size, data_type, "buffer")
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
-            usm = self.engine._runtime == "ze" or _is_usm(self)
-            pointer, kept = device_handle(buffer, _VOID_POINTER, size, data_type, "buffer", usm)
+            runtime = "ze_usm" if self.engine._runtime == "ze" else "ocl_usm" if _is_usm(self) else "cl_mem"
+            pointer, kept = device_handle(buffer, size, data_type, "buffer", runtime)
         self._finish_work()
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle")
@@ -418,7 +422,9 @@ class Memory(Owned):
 
     def unmap_data(self, pointer) -> None:
         """Unmap a pointer returned by :meth:`map_data`."""
-        c_pointer = as_handle(pointer, _VOID_POINTER, "pointer")
+        if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
+            raise TypeError(f"pointer: expected the void * map_data returned, got {pointer!r}")
+        c_pointer = pointer
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
 

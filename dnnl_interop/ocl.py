@@ -170,7 +170,8 @@ def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: ob
     if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
         raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
     kind = MemoryKind(kind)
-    pointers, keep, is_list = memory_handles(desc, handle, _VOID_POINTER, kind == MemoryKind.USM, "handle")
+    runtime = "ocl_usm" if kind == MemoryKind.USM else "cl_mem"
+    pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
     if is_list:
         array = ffi.new("void *[]", pointers)
         return create_memory(
@@ -213,11 +214,11 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
 
     Waits first for submitted work that uses this memory.
     """
-    if not isinstance(memory, Memory):
-        raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
-    handle, kept = device_handle(buffer, "cl_mem", memory._size, memory.desc.data_type, "buffer", usm=False)
+    with using((memory, Memory, "memory")):  # open, before reading what it holds
+        size, data_type = memory._size, memory.desc.data_type
+    handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
     handle = [handle]
-    if handle[0] == ffi.cast("cl_mem", MEMORY_ALLOCATE):
+    if handle[0] == MEMORY_ALLOCATE:
         raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
     memory._finish_work()
     with using((memory, Memory, "memory")) as c_memory:
@@ -252,7 +253,7 @@ def execute(
             c_primitive, c_stream, nargs, c_args, c_deps, len(events), event
         )
 
-    submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute")
+    submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute", "ocl")
     if event[0] == ffi.NULL:
         return None
     cl = _pyopencl()

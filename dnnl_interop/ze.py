@@ -258,7 +258,7 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
 
 
 def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
-    pointers, keep, _ = memory_handles(desc, handles, _VOID_POINTER, True, "handles")
+    pointers, keep, _ = memory_handles(desc, handles, "ze_usm", "handles")
     array = ffi.new("void *[]", pointers)
     return create_memory(
         into, lib.dnnl_ze_interop_memory_create, "dnnl_ze_interop_memory_create",
@@ -300,5 +300,5 @@ def execute(
             c_primitive, c_stream, nargs, c_args, len(events), c_deps, event
         )
 
-    submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute")
+    submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute", "ze")
     return Event._from_cdata(event[0])

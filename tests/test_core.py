@@ -151,7 +151,7 @@ def test_execute_checks_its_arguments(engine, stream):
             primitive.execute(stream, {dnnl.ARG_FROM: np.zeros(4)})
         with pytest.raises(TypeError, match="Stream"):
             primitive.execute(engine, {})
-        with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_primitive_execute"):
+        with pytest.raises(dnnl.InvalidArgumentsError, match=r"args: the primitive needs args\[1\] \(.*ARG_FROM.*\) and args\[17\]"):
             primitive.execute(stream, {})  # a reorder needs its source and destination
 
 

@@ -322,7 +322,7 @@ def missing_function_error(function: str) -> Exception | None:
     if index < 0:
         error = getattr(_thread_state, "load_error", None)
         _thread_state.load_error = None
-        return error or LibraryNotFoundError([])
+        return error or LibraryNotFoundError([("first call", function, "loading did not run to the end")])
     library = _library
     if library is None or lib.dnnl_interop_symbol_is_bound(index - 1):
         return None  # the table was bound again since (tests' _rebind)

@@ -42,10 +42,8 @@ def query_then_fill(function: Callable[..., int], name: str, *args: object) -> b
     is raised with its status (``MissingFunctionError`` for a function the
     library lacks).
     """
-    try:
-        helper, pointer = _helpers[function]
-    except KeyError:
-        helper, pointer = _helper_for(function, name)
+    pair = _helpers.get(function)
+    helper, pointer = pair if pair is not None else _helper_for(function, name)
     try:
         record, scratch = _free_records.pop()
     except IndexError:
@@ -102,14 +100,17 @@ def _helper_for(function, name: str):
     return pair
 
 
-_by_type: dict = {}
+_by_type: dict | None = None
 
 
 def _helpers_by_type() -> dict:
     """{function pointer type: a C helper taking that type} over all helpers."""
-    if not _by_type:
-        for attribute in dir(lib):
-            if attribute.startswith(_HELPER_PREFIX) and hasattr(lib, attribute[len(_HELPER_PREFIX):]):
-                function_type = ffi.typeof(ffi.addressof(lib, attribute[len(_HELPER_PREFIX):]))
-                _by_type[function_type] = getattr(lib, attribute)
+    global _by_type
+    if _by_type is None:  # built whole, then published: other threads see all or nothing
+        names = [a[len(_HELPER_PREFIX):] for a in dir(lib) if a.startswith(_HELPER_PREFIX)]
+        _by_type = {
+            ffi.typeof(ffi.addressof(lib, name)): getattr(lib, _HELPER_PREFIX + name)
+            for name in names
+            if hasattr(lib, name)  # not dnnl_interop_sized_release
+        }
     return _by_type

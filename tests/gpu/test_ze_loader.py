@@ -7,6 +7,8 @@ is not involved here; tests/gpu/test_ze_*.py run it on top.
 
 from __future__ import annotations
 
+import ctypes
+import os
 
 import cffi
 import numpy as np
@@ -158,6 +160,38 @@ def _run_scale_rows(api, lz, module, rows=6, width=16, factor=0.5):
     assert lib.zeKernelDestroy(kernel) == ZE_RESULT_SUCCESS
     result = out.array.copy()
     return result, np.arange(rows * width, dtype=np.float32).reshape(rows, width) * factor
+
+
+# Every Level Zero function oneDNN 3.13 resolves: src/xpu/ze/utils.hpp (INDIRECT_ZE_CALL,
+# and zeInitDrivers in utils.cpp) and third_party/ngen/ngen_level_zero.hpp.
+ONEDNN_CALLS = """
+zeInitDrivers zeDriverGet zeDriverGetProperties zeDriverGetExtensionFunctionAddress zeDeviceGet
+zeDeviceGetProperties zeDeviceGetComputeProperties zeDeviceGetModuleProperties
+zeDeviceGetMemoryAccessProperties zeDeviceGetCacheProperties zeContextCreate zeContextDestroy
+zeCommandListCreateImmediate zeCommandListDestroy zeCommandListHostSynchronize
+zeCommandListGetContextHandle zeCommandListAppendBarrier zeCommandListAppendMemoryCopy
+zeCommandListAppendMemoryFill zeEventPoolCreate zeEventPoolDestroy zeEventCreate zeEventDestroy
+zeEventHostSynchronize zeEventQueryKernelTimestamp zeMemAllocShared zeMemAllocDevice zeMemAllocHost
+zeMemFree zeMemGetAllocProperties zeModuleCreate zeModuleDestroy zeModuleBuildLogGetString
+zeModuleBuildLogDestroy zeModuleGetKernelNames zeModuleGetNativeBinary zeKernelCreate zeKernelDestroy
+zeKernelSetArgumentValue zeKernelGetName zeKernelGetBinaryExp zeKernelSetGroupSize
+zeKernelSuggestGroupSize zeCommandListAppendLaunchKernel
+""".split()
+
+
+# --- what libdnnl finds ---------------------------------------------------------------
+
+
+def test_libdnnl_opening_libze_loader_by_name_gets_the_emulated_loader(lz):
+    by_name = ctypes.CDLL(emulated.LOADER_SONAME, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    by_path = ctypes.CDLL(str(emulated.loader_path()), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    assert by_name._handle == by_path._handle
+
+
+def test_the_loader_exports_every_level_zero_function_onednn_calls(lz):
+    library = ctypes.CDLL(str(emulated.loader_path()), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    missing = [name for name in ONEDNN_CALLS if not hasattr(library, name)]
+    assert len(ONEDNN_CALLS) == 44 and not missing
 
 
 # --- what the device says ----------------------------------------------------------

@@ -23,12 +23,20 @@ MAX_ATTEMPTS = lib.DNNL_INTEROP_SIZED_ATTEMPTS
 _HELPER_PREFIX = "dnnl_interop_sized_"
 _NULL, _unpack = ffi.NULL, ffi.unpack
 
-# oneDNN's function (the lib attribute) -> (C helper, NULL: call oneDNN's own)
+# oneDNN's function (the lib attribute) -> (C helper, (NULL,)): NULL tells the
+# helper to call oneDNN's own function.
 _helpers: dict = {}
-# Records not in use. A record serves one call at a time (the GIL is released
-# during the C call, and a signal handler may call in between), so each call
-# takes one and gives it back once the result is copied out.
+# Records not in use, as (record, its scratch, (record,)). A record serves one
+# call at a time (the GIL is released during the C call, and a signal handler
+# may call in between), so each call takes one and gives it back once the
+# result is copied out. The helper's arguments are joined from ready-made
+# tuples: helper(x, *args, y) would build a list, then a tuple, every call.
 _free_records: list = []
+
+
+def _new_record() -> tuple:
+    record = ffi.new("dnnl_interop_sized_t *")
+    return record, record.scratch, (record,)  # the scratch is a view: record stays alive
 
 
 def query_then_fill(function: Callable[..., int], name: str, *args: object) -> bytes:
@@ -43,21 +51,21 @@ def query_then_fill(function: Callable[..., int], name: str, *args: object) -> b
     library lacks).
     """
     pair = _helpers.get(function)
-    helper, pointer = pair if pair is not None else _helper_for(function, name)
+    helper, head = pair if pair is not None else _helper_for(function, name)
     try:
-        record, scratch = _free_records.pop()
+        entry = _free_records.pop()
     except IndexError:
-        record = ffi.new("dnnl_interop_sized_t *")
-        scratch = record.scratch  # a view: the tuple keeps record alive
-    size = helper(pointer, *args, record)
+        entry = _new_record()
+    record, scratch, tail = entry
+    size = helper(*(head + args + tail))
     if size >= 0:  # the usual case: the result is in the scratch
         result = _unpack(scratch, size)
-        _free_records.append((record, scratch))
+        _free_records.append(entry)
         return result
     try:
         return _large_or_failed(record, size, name)
     finally:
-        _free_records.append((record, scratch))
+        _free_records.append(entry)
 
 
 def _large_or_failed(record, size: int, name: str) -> bytes:
@@ -92,11 +100,11 @@ def _helper_for(function, name: str):
                 f"{name}: {ffi.typeof(function).cname} is not the type of a oneDNN "
                 "function that returns bytes by size query and fill"
             )
-        return helper, function  # not kept: fakes come and go
+        return helper, (function,)  # not kept: fakes come and go
     helper = getattr(lib, _HELPER_PREFIX + name, None)
     if helper is None or getattr(lib, name, None) is not function:
         raise TypeError(f"{name} is not a oneDNN function that returns bytes by size query and fill")
-    _helpers[function] = pair = (helper, _NULL)
+    _helpers[function] = pair = (helper, (_NULL,))
     return pair
 
 

@@ -43,6 +43,8 @@ Rules, enforced:
   (see :mod:`dnnl_interop.testing.emulated_gpu`).
 * **A process of its own**, as for the emulated GPU: it cannot be switched
   off, and oneDNN's CPU engine does not work in that process.
+* Enabling sets ``ONEAPI_DEVICE_SELECTOR=opencl:*`` in this process's
+  environment (children inherit it), besides what the emulated GPU sets.
 * Native objects made here live as long as the Python objects that own them:
   memory (:class:`UsmArray`, :class:`DeviceMemory`) until ``close()`` or
   collection, command lists and events until collection (a oneDNN stream

@@ -7,6 +7,7 @@ running a reorder through the memory and comparing with numpy.
 
 from __future__ import annotations
 
+import cffi
 import numpy as np
 import pytest
 
@@ -149,3 +150,19 @@ def test_a_usm_array_refuses_to_close_while_a_memory_uses_it(lz, engine):
     assert usm.closed
     with pytest.raises(ValueError):
         usm.array
+
+
+def test_map_data_of_device_memory_shows_its_data_and_unmap_writes_it_back(lz, engine, stream, transpose):
+    src = lz.shared(SHAPE, "float32")
+    src.array[:] = _data()
+    device = ze.make_memory(DST, engine, dnnl.MEMORY_ALLOCATE)
+    _run(transpose, stream, ze.make_memory(SRC, engine, src.array), device)
+    mapped = device.map_data()  # device USM: oneDNN copies it to host USM
+    view = np.frombuffer(cffi.FFI().buffer(mapped, DST.size), np.float32).reshape(SHAPE[::-1])
+    np.testing.assert_array_equal(view, _data().T)
+    view *= 2
+    del view
+    device.unmap_data(mapped)  # and copies it back
+    back = lz.shared(SHAPE, "float32")
+    _run(dnnl.reorder(DST, SRC, engine), stream, device, ze.make_memory(SRC, engine, back.array))
+    np.testing.assert_array_equal(back.array, _data() * 2)

@@ -128,6 +128,7 @@ typedef struct {
     int kind;
     const void *engine;
     int busy;
+    const char *busy_in;  /* the function of the latest call that made it busy */
 } record_t;
 
 /* Something submitted work on `stream` uses, stamped with the submission. */
@@ -215,7 +216,7 @@ static void add_live(const char *function, int kind, const void *handle, const v
         return;
     }
     live = grow(live, &live_capacity, live_count, sizeof *live);
-    live[live_count++] = (record_t){handle, kind, engine, 0};
+    live[live_count++] = (record_t){handle, kind, engine, 0, NULL};
 }
 
 static void remove_live(record_t *record) {
@@ -286,6 +287,11 @@ static void use(uses_t *uses, const void *handle, int kind, const char *name) {
     uses->n++;
 }
 
+static void busy(record_t *record, const char *function) {
+    record->busy++;
+    record->busy_in = function;
+}
+
 static int before_call(const char *function, const uses_t *uses, int nargs, const dnnl_exec_arg_t *args) {
     int ok = 1;
     pthread_mutex_lock(&mutex);
@@ -306,9 +312,9 @@ static int before_call(const char *function, const uses_t *uses, int nargs, cons
         }
     }
     if (ok) {
-        for (int i = 0; i < uses->n; i++) find(uses->handles[i])->busy++;
+        for (int i = 0; i < uses->n; i++) busy(find(uses->handles[i]), function);
         for (int i = 0; args && i < nargs; i++)
-            if (args[i].memory) find(args[i].memory)->busy++;
+            if (args[i].memory) busy(find(args[i].memory), function);
     }
     pthread_mutex_unlock(&mutex);
     return ok;
@@ -373,8 +379,8 @@ static int before_destroy(const char *function, int kind, const void *handle) {
         forget_flights(handle, UINT64_MAX);
     }
     if (record->busy)
-        violation("destroyed during a call in progress: %s(%s %p) while %d other call(s) use it",
-                  function, kind_names[kind], handle, record->busy);
+        violation("destroyed during a call in progress: %s(%s %p) while %d other call(s) use it (%s)",
+                  function, kind_names[kind], handle, record->busy, record->busy_in);
     remove_live(record);
     pthread_mutex_unlock(&mutex);
     return 1;

@@ -116,3 +116,15 @@ def test_a_second_process_takes_the_device_description_from_the_blob_it_is_given
     out, blob_again = emulated.run_in_child(_restore_and_transpose_to_f16, renamed, source)
     assert blob_again == renamed
     np.testing.assert_array_equal(out, source.T.astype(np.float16))
+
+
+def test_in_a_process_that_knows_the_device_a_blob_given_is_ignored(emulated_level_zero):
+    # oneDNN caches device info per device UUID: once it has described the
+    # device, a blob given later (here, one naming the device differently)
+    # is not read; the engine reports the description it already has.
+    lz = emulated_level_zero
+    with ze.make_engine(lz.driver, lz.device, lz.context) as engine:
+        blob = ze.get_engine_cache_blob(engine)
+    renamed = _renamed(blob, lz.name.encode(), b"A device described by its blob")
+    with ze.make_engine(lz.driver, lz.device, lz.context, renamed) as restored:
+        assert ze.get_engine_cache_blob(restored) == blob

@@ -8,6 +8,7 @@ Level Zero engine on them.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import dnnl_interop as dnnl
 from dnnl_interop import ze
@@ -47,9 +48,10 @@ def test_get_driver_device_and_context_return_the_handles_the_engine_was_made_wi
         assert (driver, device, context) == (lz.driver, lz.device, lz.context)
 
 
-def test_handles_given_as_ints_come_back_as_the_same_typed_values(emulated_level_zero):
+@pytest.mark.parametrize("form", [int, lambda handle: handle.ptr], ids=["int", "cffi-pointer"])
+def test_handles_given_in_another_form_come_back_as_the_same_typed_values(emulated_level_zero, form):
     lz = emulated_level_zero
-    with ze.make_engine(int(lz.driver), int(lz.device), int(lz.context)) as engine:
+    with ze.make_engine(form(lz.driver), form(lz.device), form(lz.context)) as engine:
         assert ze.get_driver(engine) == lz.driver
         assert ze.get_device(engine) == lz.device
         assert ze.get_context(engine) == lz.context

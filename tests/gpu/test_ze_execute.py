@@ -159,3 +159,17 @@ def test_execute_returns_no_event_on_an_interop_stream(lz, engine, stream):
     )
     assert event is None
     stream.wait()
+
+
+def test_execute_refuses_a_primitive_made_on_another_engine(lz, engine, stream):
+    desc = dnnl.MemoryDesc((4, 4), "float32", "ab")
+    src, dst = lz.shared((4, 4), "float32"), lz.shared((4, 4), "float32")
+    with ze.make_engine(lz.driver, lz.device, lz.context) as other:
+        foreign = dnnl.reorder(desc, desc, other)
+        with pytest.raises(dnnl.InvalidArgumentsError):
+            ze.execute(
+                foreign, stream,
+                {dnnl.ARG_FROM: ze.make_memory(desc, engine, src.array),
+                 dnnl.ARG_TO: ze.make_memory(desc, engine, dst.array)},
+            )
+        foreign.close()

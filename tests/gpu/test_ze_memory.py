@@ -166,3 +166,8 @@ def test_map_data_of_device_memory_shows_its_data_and_unmap_writes_it_back(lz, e
     back = lz.shared(SHAPE, "float32")
     _run(dnnl.reorder(DST, SRC, engine), stream, device, ze.make_memory(SRC, engine, back.array))
     np.testing.assert_array_equal(back.array, _data() * 2)
+
+
+def test_memory_for_a_format_any_descriptor_is_refused(engine):
+    with pytest.raises(dnnl.InvalidArgumentsError):
+        ze.make_memory(dnnl.MemoryDesc(SHAPE, "float32", "any"), engine)

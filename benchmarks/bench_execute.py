@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100, help="executions per variant per round")
     parser.add_argument("--isolated-calls", type=int, default=5000,
                         help="calls per variant per round of the no-op measurement")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time Primitive.execute of the package as of git revision REV "
+                             "(imported under another name, sharing this build's _ffi)")
     args = parser.parse_args()
     require_intel_cpu_opencl()
 
@@ -214,8 +217,15 @@ def main() -> None:
         return bench_lib.execute_loop(c_noop, c_noop, c_loop_args[0], c_loop_args[1],
                                       c_loop_args[2], c_loop_args[3], n)
 
+    variants = {"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop}
+    baseline_core = None
+    if args.baseline:
+        baseline_core, baseline_noop = _baseline_variant(args.baseline, engine_args=(src, dst))
+        variants[f"binding at {args.baseline}"] = baseline_noop
     real_execute = core._primitive_execute
     core._primitive_execute = noop
+    if baseline_core is not None:
+        baseline_core._primitive_execute = noop
     try:
         before = bench_lib.noop_calls()
         binding_noop(10)
@@ -224,10 +234,12 @@ def main() -> None:
                              "the isolated measurement needs updating")
         print(f"isolated: the oneDNN call replaced by a C no-op; {args.rounds} rounds x "
               f"{args.isolated_calls} calls; per call:")
-        iso = report(interleave({"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop},
-                                args.rounds, args.isolated_calls))
+        iso = report(interleave(variants, args.rounds, args.isolated_calls))
     finally:
         core._primitive_execute = real_execute
+    if args.baseline:
+        then = iso[f"binding at {args.baseline}"]
+        print(f"  binding now - binding at {args.baseline} = {(iso['binding'] - then) * 1e6:.3f} µs a call")
     extra = iso["binding"] - iso["raw cffi"]
     print(f"  Python-side extra of the binding: binding - raw cffi = {extra * 1e6:.3f} µs, "
           f"binding - C = {(iso['binding'] - iso['C loop']) * 1e6:.3f} µs")
@@ -238,6 +250,51 @@ def main() -> None:
     primitive.close()
     stream.close()
     engine.close()
+
+
+def _baseline_variant(revision: str, engine_args):
+    """This package with ``core``, ``_owned`` and ``_handles`` as of ``revision``,
+    importable as ``dnnl_interop_baseline`` (the loader and ``_ffi`` stay this
+    build's): its core module and a no-op-timing function like ``binding_noop``."""
+    import importlib
+    import pathlib
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    import dnnl_interop
+
+    root = pathlib.Path(tempfile.mkdtemp(prefix="dnnl-interop-baseline-"))
+    package = root / "dnnl_interop_baseline"
+    shutil.copytree(pathlib.Path(dnnl_interop.__file__).parent, package)
+    checkout = pathlib.Path(__file__).resolve().parent.parent
+    for name in ("core.py", "_owned.py", "_handles.py"):
+        text = subprocess.run(["git", "show", f"{revision}:dnnl_interop/{name}"], check=True,
+                              capture_output=True, cwd=checkout).stdout
+        (package / name).write_bytes(text)
+    sys.path.insert(0, str(root))
+    old = importlib.import_module("dnnl_interop_baseline")
+    old_core = importlib.import_module("dnnl_interop_baseline.core")
+    engine = old.Engine.cpu()
+    stream = old.Stream(engine)
+    src_md = old.MemoryDesc((2, 2), "f32", "ab")
+    dst_md = old.MemoryDesc((2, 2), "f32", "ba")
+    primitive = old.reorder(src_md, dst_md, engine)
+    src, dst = engine_args
+    exec_args = {old_core.ARGS["ARG_FROM"]: old.Memory(src_md, engine, src),
+                 old_core.ARGS["ARG_TO"]: old.Memory(dst_md, engine, dst),
+                 old_core.ARGS["ARG_SCRATCHPAD"]: None}
+
+    def baseline_noop(n):
+        execute = primitive.execute
+        t0 = time.perf_counter()
+        for _ in range(n):
+            execute(stream, exec_args)
+        return time.perf_counter() - t0
+
+    baseline_noop.keep = (engine, stream, primitive, exec_args, src_md, dst_md)
+    return old_core, baseline_noop
 
 
 if __name__ == "__main__":

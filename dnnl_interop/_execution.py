@@ -30,6 +30,7 @@ from .errors import ClosedObjectError, InvalidArgumentsError, check, make_error
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
+_new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _MISSING = object()
 
@@ -37,15 +38,21 @@ _MISSING = object()
 class StreamBase(Owned):
     """A stream's ownership rules: work in flight keeps what it uses."""
 
-    # _pending: id(obj) -> (obj, epoch) for everything submitted work uses.
+    # _pending: id(obj) -> obj for the owned objects submitted work uses; the
+    # epoch of their latest use is obj._users[id(stream)].
+    # _kept: (epoch, obj) for other objects the work uses (dependency events).
     # _events: (epoch, is_done) for submissions that returned an event, oldest first.
-    __slots__ = ("_pending", "_epoch", "_lock", "_events")
+    # _last: (entries, c_args) of the latest submission. oneDNN reads the
+    # argument array during the call only, so equal arguments reuse it.
+    __slots__ = ("_pending", "_kept", "_epoch", "_lock", "_events", "_last")
 
     def _adopt(self, handle, keep: tuple = ()) -> None:
+        self._last = (None, None)
         self._pending = {}
+        self._kept = []
         self._epoch = 0
         self._events = []
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
         super()._adopt(handle, keep)
         engine = keep[0]
         key = ("stream", id(self))
@@ -100,13 +107,14 @@ class StreamBase(Owned):
         events = self._events
         while events and events[0][0] <= epoch:
             events.pop(0)
-        pending = self._pending
-        done = [key for key, (_, stamp) in pending.items() if stamp <= epoch]
+        if self._kept:
+            self._kept = [entry for entry in self._kept if entry[0] > epoch]
         sid = id(self)
-        for key in done:
-            obj = pending.pop(key)[0]
-            if isinstance(obj, Owned):
-                obj._release(sid)
+        pending = self._pending
+        done = [obj for obj in pending.values() if obj._users.get(sid, -1) <= epoch]
+        for obj in done:
+            del pending[id(obj)]
+            obj._release(sid)
 
     def _close_handle(self) -> None:
         lock = getattr(self, "_lock", None)
@@ -147,18 +155,23 @@ def submit(
     ``runtime`` ("ocl", "ze") the engine runtime ``call`` needs. Every
     object is registered as in flight on ``stream`` before its handle is
     read, so a close from another thread defers its destroy.
+
+    This is the hot path of every execution: plain attribute and dict
+    operations, the unusual cases sent to ``_refuse`` and ``_explain``.
     """
-    sizes = getattr(primitive, "_arg_sizes", _MISSING)
-    if sizes is _MISSING or not isinstance(primitive, Owned):
+    sizes = getattr(primitive, "_arg_sizes", None)
+    if sizes is None or not isinstance(primitive, Owned):
         raise TypeError(f"primitive: expected a dnnl_interop.Primitive, got {type(primitive).__name__}")
     if not isinstance(stream, StreamBase):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
     try:
-        items = list(args.items())
+        items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
     sid = id(stream)
-    with stream._lock:
+    lock = stream._lock
+    lock.acquire()
+    try:
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
             raise ClosedObjectError("stream: this Stream is closed")
@@ -166,36 +179,43 @@ def submit(
             stream._let_go_finished()
         epoch = stream._epoch
         pending = stream._pending
-        primitive._users[sid] = True
-        pending[id(primitive)] = (primitive, epoch)
+        primitive._users[sid] = epoch
+        pending[id(primitive)] = primitive
         entries = []
         for index, memory in items:
             if memory is None:
                 entries.append((_arg_index(index), _NULL))
                 continue
-            handle = getattr(memory, "_executable", _MISSING)
-            if handle is _MISSING:
-                raise TypeError(f"args[{index!r}]: expected a dnnl_interop.Memory, got {type(memory).__name__}")
-            memory._users[sid] = True
-            pending[id(memory)] = (memory, epoch)
-            handle = memory._executable  # read after registering: see _owned
+            try:
+                memory._users[sid] = epoch
+                handle = memory._executable  # read after registering: see _owned
+            except AttributeError:
+                raise TypeError(
+                    f"args[{index!r}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
+                ) from None
+            pending[id(memory)] = memory
             if handle is None or type(index) is not int or memory._size < sizes.get(index, 0):
                 index = _refuse(index, memory, sizes)
             entries.append((index, handle))
-        for obj in keep:
-            pending[id(obj)] = (obj, epoch)
+        if keep:
+            stream._kept.extend((epoch, obj) for obj in keep)
         c_primitive = primitive._handle
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")
-        try:
-            c_args = ffi.new(_EXEC_ARGS, entries)
-        except OverflowError:
-            for index, _ in entries:
-                _arg_index(index)
-            raise
+        last_entries, c_args = stream._last
+        if entries != last_entries:
+            try:
+                c_args = _new(_EXEC_ARGS, entries)
+            except OverflowError:
+                for index, _ in entries:
+                    _arg_index(index)
+                raise
+            stream._last = (entries, c_args)
         status = call(c_primitive, c_stream, len(entries), c_args)
         if status:
-            raise _explain(status, name, primitive, stream, items, runtime)
+            raise _explain(status, name, primitive, stream, list(items), runtime)
+    finally:
+        lock.release()
 
 
 def _arg_index(index: object) -> int:

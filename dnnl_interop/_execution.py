@@ -121,19 +121,20 @@ class StreamBase(Owned):
         if lock is None:  # creation failed before the stream was set up
             return super()._close_handle()
         shared = self._shared
+        key = -next(shared.call_keys)
         with lock:  # no submission is under way
             with shared.lock:
                 handle = self._handle
                 if handle is None:
                     return
                 self._handle = None
+                self._use(key)  # this close's own wait below uses the handle too
                 shared.deferred[id(self)] = (self, handle)
             # Finish the work before letting go of what it uses. If the wait
             # fails, nothing is known finished: the objects stay alive.
             if lib.dnnl_stream_wait(handle) == 0:
                 self._let_go(float("inf"))
-        if not self._users:
-            self._claim()
+        self._release(key)  # the last of this and any wait() still in C destroys
 
     def _finish_work(self) -> None:
         pass  # closing a stream finishes its own work

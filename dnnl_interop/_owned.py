@@ -110,6 +110,13 @@ class Owned:
     def closed(self) -> bool:
         return getattr(self, "_handle", None) is None
 
+    def _kept(self, index: int):
+        """``_keep[index]`` (the engine, the descriptor, ...) of an open object."""
+        keep = self._keep
+        if len(keep) <= index:
+            raise ClosedObjectError(f"this {type(self).__name__} is closed")
+        return keep[index]
+
     def _use(self, key) -> None:
         """Register ``key`` as a user. Read the handle only after this."""
         self._users[key] = True

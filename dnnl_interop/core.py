@@ -234,7 +234,7 @@ class Stream(StreamBase):
 
     @property
     def engine(self) -> Engine:
-        return self._keep[0]
+        return self._kept(0)
 
 
 # Interpreter exit: finish every stream's work before anything it uses is
@@ -372,11 +372,11 @@ class Memory(Owned):
 
     @property
     def desc(self) -> MemoryDesc:
-        return self._keep[0]
+        return self._kept(0)
 
     @property
     def engine(self) -> Engine:
-        return self._keep[1]
+        return self._kept(1)
 
     @property
     def data_handle(self) -> int:
@@ -461,7 +461,7 @@ class Primitive(Owned):
 
     @property
     def engine(self) -> Engine:
-        return self._keep[0]
+        return self._kept(0)
 
     def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
         """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``.

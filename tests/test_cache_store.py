@@ -17,6 +17,7 @@ import hashlib
 import logging
 import os
 import random
+import select
 import shutil
 import signal
 import stat
@@ -944,34 +945,51 @@ KILL_KEYS = [("ocl", b"engine-id"), ("ze", b"engine-id"), ("ocl", compose_key(b"
 KILL_BLOB_SIZE = 1 << 20
 
 
-def _writer_until_killed(directory: str, trial: int) -> None:
-    """Child of a fork: write big blobs in a loop until killed."""
+def _writer_until_killed(directory: str, trial: int, pipe: int) -> None:
+    """Child of a fork: say it is ready, then write big blobs in a loop, one byte per stored entry."""
     store = CacheBlobStore(directory)
+    os.write(pipe, b"r")
     serial = 0
     while True:
         runtime, key = KILL_KEYS[serial % len(KILL_KEYS)]
-        store.put(runtime, key, blob_for(trial, serial, KILL_BLOB_SIZE))
+        if store.put(runtime, key, blob_for(trial, serial, KILL_BLOB_SIZE)):
+            os.write(pipe, b"p")
         serial += 1
 
 
 def _kill_trials(tmp_path, trials: int, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     store = CacheBlobStore(tmp_path)
+    start = time.perf_counter()
     for serial, (runtime, key) in enumerate(KILL_KEYS):
         assert store.put(runtime, key, blob_for(0, serial, KILL_BLOB_SIZE))
+    # The kill comes uniformly within `window` of the child being ready. The
+    # window follows the machine's speed: it grows after a trial in which no
+    # put completed and shrinks after one in which some did, so about half
+    # of the kills come during the first put and the rest later.
+    window = 3 * (time.perf_counter() - start) / len(KILL_KEYS)
     current = {slot: (0, serial) for serial, slot in enumerate(KILL_KEYS)}
-    stats = {"trials": 0, "killed mid-write": 0, "entries replaced": 0, "temporary files left": 0}
+    stats = {"trials": 0, "killed mid-write": 0, "entries replaced": 0, "temporary files left": 0,
+             "puts completed": 0}
     for trial in range(1, trials + 1):
+        read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: write, never return into pytest
             try:
-                _writer_until_killed(str(tmp_path), trial)
+                os.close(read_end)
+                _writer_until_killed(str(tmp_path), trial, write_end)
             finally:
                 os._exit(1)
-        time.sleep(rng.uniform(0, 0.012))
+        os.close(write_end)
+        select.select([read_end], [], [], 30)
+        time.sleep(rng.uniform(0, window))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+        with os.fdopen(read_end, "rb") as reports:
+            completed = reports.read().count(b"p")
+        stats["puts completed"] += completed
+        window = window / 1.15 if completed else window * 1.15
         left = len(temp_files(tmp_path))
         stats["killed mid-write"] += left > stats["temporary files left"]
         stats["temporary files left"] = left

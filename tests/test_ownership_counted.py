@@ -566,6 +566,28 @@ started.wait()
 checkpoint("before exit")
 """
 
+# The interleaving the two races above hit by chance, pinned: a user's
+# Stream.wait() is inside C (registered exactly as wait() registers itself)
+# when another thread closes the stream; then that wait returns first.
+SCENARIOS["close_while_a_wait_is_in_c"] = """
+engine = dnnl.Engine()
+stream = dnnl.Stream(engine)
+primitive, args, a, out = reorder_setup(engine, 4096)
+primitive.execute(stream, args)
+key = -next(stream._shared.call_keys)
+stream._use(key)  # thread A's wait(), now blocked in dnnl_stream_wait
+closer = threading.Thread(target=stream.close)
+closer.start()  # close() blocks in its own dnnl_stream_wait (the reorder takes far longer)
+time.sleep(0.005)
+stream._release(key)  # thread A's dnnl_stream_wait returns
+closer.join()
+assert (out == a.T).all()
+for obj in (primitive, *args.values(), engine):
+    obj.close()
+gc.collect()
+checkpoint("end")
+"""
+
 # Misuse of the raw C API through the counting library: proof that the
 # library, and so every test above, can fail.
 SCENARIOS["raw_c_api_misuse"] = """
@@ -699,6 +721,11 @@ def test_a_stream_created_while_its_engine_closes_is_destroyed_before_the_engine
 @scenario("close_during_wait")
 def test_close_during_wait_in_another_thread_never_destroys_mid_call(children):
     assert_exactly_once(children.outcome("close_during_wait"), created_at_least={"engine": 20})
+
+
+@scenario("close_while_a_wait_is_in_c")
+def test_a_stream_is_never_destroyed_while_its_close_still_waits_in_c(children):
+    assert_exactly_once(children.outcome("close_while_a_wait_is_in_c"), created_at_least={"stream": 1})
 
 
 @scenario("garbage_collection_during_execute")

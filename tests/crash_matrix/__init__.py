@@ -22,9 +22,15 @@ from .model import Case
 
 def all_cases() -> list[Case]:
     """Every case of the matrix, names unique."""
-    from . import generated
+    from . import generated, sequences_lifetime, sequences_loader, sequences_objects, sequences_threads
 
-    cases = generated.cases()
+    cases = (
+        generated.cases()
+        + sequences_lifetime.cases()
+        + sequences_threads.cases()
+        + sequences_objects.cases()
+        + sequences_loader.cases()
+    )
     names = [case.name for case in cases]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:

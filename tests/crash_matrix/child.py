@@ -67,6 +67,14 @@ def _run(prelude: str, snippet: str, namespace: dict, result: _Result) -> None:
     sys.stderr.flush()
 
 
+def _no_core_dumps() -> None:
+    # A death is the verdict; a core file of a process that mapped libdnnl
+    # (hundreds of MB) would only slow the matrix down.
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def _redirect(output_path: str) -> None:
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
@@ -82,6 +90,7 @@ def run_forked(prelude: str, snippet: str, result_path: str, output_path: str, t
     fork server's children exit without interpreter finalization).
     """
     os.setpgid(0, 0)
+    _no_core_dumps()
     _redirect(output_path)
     faulthandler.enable()
     # Tracebacks of every thread just before the runner kills a hung case.
@@ -103,6 +112,7 @@ def main() -> None:
     exit drops its objects, as it would for a user's script.
     """
     script_path, result_path, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    _no_core_dumps()
     faulthandler.enable()
     faulthandler.dump_traceback_later(max(timeout - 2.0, 1.0), exit=False)
     with open(script_path) as file:

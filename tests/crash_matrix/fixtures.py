@@ -31,16 +31,40 @@ from dnnl_interop._ffi import ffi
 BIND = {
     "real": "",  # the first C call finds real oneDNN (the default search)
     "standin": f"dnnl.load_library(os.environ[{STANDIN_ENV!r}])\n",
+    # Real oneDNN on the emulated Intel GPU (a process started with its layer on).
+    "emulated": "from dnnl_interop.testing import emulated_gpu\nemulated_gpu.enable()\n",
+    # Real oneDNN's Level Zero engine on the emulated Level Zero loader.
+    "emulated-ze": "from dnnl_interop.testing import emulated_level_zero\nlz = emulated_level_zero.enable()\n",
     "none": "",
 }
 
-# name -> (code, needs the stand-in). Order matters: a fixture may use the
-# ones above it.
-FIXTURES: dict[str, tuple[str, bool]] = {}
+# name -> (code by library, needs a GPU library). Order matters: a fixture
+# may use the ones above it. Code given as a str is the same for every library.
+FIXTURES: dict[str, tuple[dict[str, str] | str, bool]] = {}
 
 
-def _fixture(name: str, code: str, standin: bool = False) -> None:
-    FIXTURES[name] = (code.strip() + "\n", standin)
+def _fixture(name: str, code: dict[str, str] | str, gpu: bool = False) -> None:
+    if isinstance(code, str):
+        code = code.strip() + "\n"
+    else:
+        code = {library: text.strip() + "\n" for library, text in code.items()}
+    FIXTURES[name] = (code, gpu)
+
+
+def _code(name: str, library: str) -> str:
+    code = FIXTURES[name][0]
+    if isinstance(code, str):
+        return code
+    if library in code:
+        return code[library]
+    if "*" in code:
+        return code["*"]
+    return f"raise RuntimeError({f'fixture {name} needs one of {sorted(code)}'!r})\n"
+
+
+def _all_code(name: str) -> str:
+    code = FIXTURES[name][0]
+    return code if isinstance(code, str) else "\n".join(code.values())
 
 
 # --- plain data ---------------------------------------------------------------
@@ -69,7 +93,7 @@ _fixture("src_small", "src_small = dnnl.Memory(md_small, eng)")
 _fixture("src_eng2", "src_eng2 = dnnl.Memory(md, eng2, a)")
 _fixture("src_none", "src_none = dnnl.Memory(md, eng, dnnl.MEMORY_NONE)")
 _fixture("prim", "prim = dnnl.reorder(md, md_t, eng)")
-_fixture("args", "args = {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}")
+_fixture("exec_args", "exec_args = {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}")
 _fixture("closed_eng", "closed_eng = dnnl.Engine.cpu(); closed_eng.close()")
 _fixture("closed_strm", "closed_strm = dnnl.Stream(eng); closed_strm.close()")
 _fixture("closed_md", 'closed_md = dnnl.MemoryDesc((4, 4), "float32", "ab"); closed_md.close()')
@@ -86,6 +110,35 @@ def reorder_big(engine, stream):
     d = dnnl.Memory(big_md_t, engine, result)
     dnnl.reorder(big_md, big_md_t, engine).execute(stream, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})
     return result  # only the output array survives the call
+''',
+)
+
+_fixture(
+    "run_threads",
+    '''
+sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show sooner
+thread_errors = []
+def _guarded(function):
+    def run():
+        try:
+            function()
+        except (ValueError, RuntimeError) as exc:  # a clean refusal must say why
+            if not str(exc):
+                thread_errors.append(exc)
+        except BaseException as exc:
+            thread_errors.append(exc)
+    return run
+def run_threads(functions):
+    """Start a thread per function; what they raise is checked by join_threads."""
+    threads = [threading.Thread(target=_guarded(f)) for f in functions]
+    for t in threads:
+        t.start()
+    return threads
+def join_threads(threads, timeout=15.0):
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "a thread is stuck"
+    assert not thread_errors, f"threads raised: {thread_errors[:3]!r}"
 ''',
 )
 
@@ -120,29 +173,63 @@ _fixture(
     "intel_event = cl.UserEvent(intel_ctx); intel_event.set_status(cl.command_execution_status.COMPLETE)",
 )
 
-# --- OpenCL GPU engine (stand-in) -------------------------------------------------
-_fixture("geng", "geng = ocl.make_engine(pocl_dev, pocl_ctx)", standin=True)
-_fixture("geng_intel", "geng_intel = ocl.make_engine(intel_dev, intel_ctx)", standin=True)
-_fixture("gstrm", "gstrm = ocl.make_stream(geng, pocl_queue)", standin=True)
-_fixture("gstrm_ooo", "gstrm_ooo = ocl.make_stream(geng, pocl_ooo_queue)", standin=True)
-_fixture("gstrm_intel", "gstrm_intel = ocl.make_stream(geng_intel, intel_queue)", standin=True)
+# --- OpenCL GPU engine -----------------------------------------------------------
+# gdev/gctx: PoCL's device under the stand-in; the emulated Intel GPU under
+# real oneDNN ("emulated"). Everything else is made the same way on both.
+_fixture(
+    "gdev",
+    {
+        "standin": 'gdev = next(d for p in cl.get_platforms() if "Portable" in p.name for d in p.get_devices())',
+        "emulated": "gdev = emulated_gpu.enable().device",
+    },
+)
+_fixture("gctx", "gctx = cl.Context([gdev])")
+_fixture("gqueue", "gqueue = cl.CommandQueue(gctx)")
+_fixture(
+    "gqueue_ooo",
+    "gqueue_ooo = cl.CommandQueue(gctx, properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)",
+)
+_fixture("gbuf", "gbuf = cl.Buffer(gctx, cl.mem_flags.READ_WRITE, 64)")
+_fixture("gbuf2", "gbuf2 = cl.Buffer(gctx, cl.mem_flags.READ_WRITE, 64)")
+_fixture("gbuf_small", "gbuf_small = cl.Buffer(gctx, cl.mem_flags.READ_WRITE, 16)")
+_fixture(
+    "gevent",
+    "gevent = cl.UserEvent(gctx); gevent.set_status(cl.command_execution_status.COMPLETE)",
+)
+# A second context on the same device: its objects belong to another engine.
+_fixture("other_ctx", "other_ctx = cl.Context([gdev])")
+_fixture("other_queue", "other_queue = cl.CommandQueue(other_ctx)")
+_fixture("other_buf", "other_buf = cl.Buffer(other_ctx, cl.mem_flags.READ_WRITE, 64)")
+_fixture(
+    "other_event",
+    "other_event = cl.UserEvent(other_ctx); other_event.set_status(cl.command_execution_status.COMPLETE)",
+)
+_fixture("geng", "geng = ocl.make_engine(gdev, gctx)", gpu=True)
+_fixture("geng_other", "geng_other = ocl.make_engine(gdev, other_ctx)", gpu=True)
+_fixture("gstrm", "gstrm = ocl.make_stream(geng, gqueue)", gpu=True)
+_fixture("gstrm_ooo", "gstrm_ooo = ocl.make_stream(geng, gqueue_ooo)", gpu=True)
+_fixture("gstrm_other", "gstrm_other = ocl.make_stream(geng_other, other_queue)", gpu=True)
 _fixture(
     "gsrc",
     """
-cl.enqueue_copy(pocl_queue, pocl_buf, a).wait()
-gsrc = ocl.make_memory(md, geng, ocl.MemoryKind.BUFFER, pocl_buf)
+cl.enqueue_copy(gqueue, gbuf, a).wait()
+gsrc = ocl.make_memory(md, geng, ocl.MemoryKind.BUFFER, gbuf)
 """,
-    standin=True,
+    gpu=True,
 )
-_fixture("gdst", "gdst = ocl.make_memory(md_t, geng)", standin=True)
-_fixture("gsrc_intel", "gsrc_intel = ocl.make_memory(md, geng_intel, ocl.MemoryKind.BUFFER, intel_buf)", standin=True)
-_fixture("gprim", "gprim = dnnl.reorder(md, md_t, geng)", standin=True)
-_fixture("gsrc_small", "gsrc_small = ocl.make_memory(md_small, geng)", standin=True)
-_fixture("gsrc_closed", "gsrc_closed = ocl.make_memory(md, geng); gsrc_closed.close()", standin=True)
+_fixture("gdst", "gdst = ocl.make_memory(md_t, geng)", gpu=True)
+_fixture("gprim", "gprim = dnnl.reorder(md, md_t, geng)", gpu=True)
+_fixture("gsrc_small", "gsrc_small = ocl.make_memory(md_small, geng)", gpu=True)
+_fixture("gsrc_closed", "gsrc_closed = ocl.make_memory(md, geng); gsrc_closed.close()", gpu=True)
 _fixture(
     "gsrc_none",
     "gsrc_none = ocl.make_memory(md, geng, ocl.MemoryKind.BUFFER, dnnl.MEMORY_NONE)",
-    standin=True,
+    gpu=True,
+)
+_fixture(
+    "gsrc_other",
+    "gsrc_other = ocl.make_memory(md, geng_other, ocl.MemoryKind.BUFFER, other_buf)",
+    gpu=True,
 )
 _fixture(
     "read_gpu",
@@ -157,22 +244,62 @@ def read_gpu(memory, shape=(4, 4)):
 ''',
 )
 
-# --- Level Zero (handle values; the engine needs the stand-in) -------------------
-_fixture("zdrv", "zdrv = ze.Driver(0x1000)")
-_fixture("zdev", "zdev = ze.Device(0x2000)")
-_fixture("zctx", "zctx = ze.Context(0x3000)")
-_fixture("zlist", "zlist = ze.CommandList(0x4000)")
-_fixture("zevent", "zevent = ze.Event(0x5000)")
-_fixture("zeng", "zeng = ze.make_engine(zdrv, zdev, zctx)", standin=True)
-_fixture("zstrm", "zstrm = ze.make_stream(zeng, zlist)", standin=True)
-_fixture("zsrc", "zsrc = ze.make_memory(md, zeng, a)", standin=True)
-_fixture("zdst", "zdst = ze.make_memory(md_t, zeng, out)", standin=True)
-_fixture("zprim", "zprim = dnnl.reorder(md, md_t, zeng)", standin=True)
-_fixture("zeng2", "zeng2 = ze.make_engine(zdrv, zdev, zctx)", standin=True)
-_fixture("zsrc_small", "zsrc_small = ze.make_memory(md_small, zeng)", standin=True)
-_fixture("zsrc_closed", "zsrc_closed = ze.make_memory(md, zeng); zsrc_closed.close()", standin=True)
-_fixture("zsrc_none", "zsrc_none = ze.make_memory(md, zeng, dnnl.MEMORY_NONE)", standin=True)
-_fixture("zsrc_eng2", "zsrc_eng2 = ze.make_memory(md, zeng2, a)", standin=True)
+_fixture(
+    "reorder_big_gpu",
+    '''
+def reorder_big_gpu(engine, stream, queue):
+    """reorder_big on an OpenCL engine: only the output buffer survives the call."""
+    flags = cl.mem_flags.READ_WRITE
+    source = cl.Buffer(queue.context, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=big)
+    result = cl.Buffer(queue.context, flags, big.nbytes)
+    s = ocl.make_memory(big_md, engine, ocl.MemoryKind.BUFFER, source)
+    d = ocl.make_memory(big_md_t, engine, ocl.MemoryKind.BUFFER, result)
+    dnnl.reorder(big_md, big_md_t, engine).execute(stream, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})
+    return result
+''',
+)
+_fixture(
+    "read_big",
+    '''
+def read_big(buffer, queue):
+    host = np.empty((4096, 4096), np.float32)
+    cl.enqueue_copy(queue, host, buffer).wait()
+    return host
+''',
+)
+
+# --- Level Zero ----------------------------------------------------------------------
+# Fake handle values everywhere but "emulated-ze", where they are the emulated
+# Level Zero driver's own (``lz``) and memory is its shared USM.
+_fixture("zdrv", {"*": "zdrv = ze.Driver(0x1000)", "emulated-ze": "zdrv = lz.driver"})
+_fixture("zdev", {"*": "zdev = ze.Device(0x2000)", "emulated-ze": "zdev = lz.device"})
+_fixture("zctx", {"*": "zctx = ze.Context(0x3000)", "emulated-ze": "zctx = lz.context"})
+_fixture("zlist", {"*": "zlist = ze.CommandList(0x4000)", "emulated-ze": "zlist = lz.command_list"})
+_fixture("zevent", {"*": "zevent = ze.Event(0x5000)", "emulated-ze": "zevent = lz.event_pool(4).event(); zevent.signal()"})
+_fixture("zeng", "zeng = ze.make_engine(zdrv, zdev, zctx)", gpu=True)
+_fixture("zeng2", "zeng2 = ze.make_engine(zdrv, zdev, zctx)", gpu=True)
+_fixture("zstrm", "zstrm = ze.make_stream(zeng, zlist)", gpu=True)
+_fixture(
+    "zsrc",
+    {
+        "*": "zsrc = ze.make_memory(md, zeng, a)",
+        "emulated-ze": "zsrc_usm = lz.shared((4, 4)); zsrc_usm.array[:] = a; zsrc = ze.make_memory(md, zeng, zsrc_usm.array)",
+    },
+    gpu=True,
+)
+_fixture(
+    "zdst",
+    {
+        "*": "zdst = ze.make_memory(md_t, zeng, out)",
+        "emulated-ze": "zout = lz.shared((4, 4)); zdst = ze.make_memory(md_t, zeng, zout.array)",
+    },
+    gpu=True,
+)
+_fixture("zprim", "zprim = dnnl.reorder(md, md_t, zeng)", gpu=True)
+_fixture("zsrc_small", "zsrc_small = ze.make_memory(md_small, zeng)", gpu=True)
+_fixture("zsrc_closed", "zsrc_closed = ze.make_memory(md, zeng); zsrc_closed.close()", gpu=True)
+_fixture("zsrc_none", "zsrc_none = ze.make_memory(md, zeng, dnnl.MEMORY_NONE)", gpu=True)
+_fixture("zsrc_eng2", "zsrc_eng2 = ze.make_memory(md, zeng2)", gpu=True)
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -186,18 +313,18 @@ def needed(code: str) -> list[str]:
         if name in wanted:
             continue
         wanted.add(name)
-        pending += [word for word in _WORD.findall(FIXTURES[name][0]) if word in FIXTURES]
+        pending += [word for word in _WORD.findall(_all_code(name)) if word in FIXTURES]
     return [name for name in FIXTURES if name in wanted]
 
 
-def library_for(code: str) -> str:
-    """"standin" when a fixture ``code`` needs can only be made with it, else "real"."""
-    return "standin" if any(FIXTURES[name][1] for name in needed(code)) else "real"
+def needs_gpu(code: str) -> bool:
+    """Whether ``code`` names a fixture only a GPU library can make."""
+    return any(FIXTURES[name][1] for name in needed(code))
 
 
 def prelude(code: str, library: str) -> str:
     """Everything that runs before a snippet: imports, binding, fixtures."""
-    return HEADER + BIND[library] + "".join(FIXTURES[name][0] for name in needed(code))
+    return HEADER + BIND[library] + "".join(_code(name, library) for name in needed(code))
 
 
 def script(code: str, library: str) -> str:

@@ -52,6 +52,26 @@ def child_environment(standin: str | None) -> dict[str, str]:
     return env
 
 
+# Cases of these libraries run in processes started with the emulated GPU's
+# OpenCL layer on (it must be in place before any OpenCL loader starts).
+EMULATED = ("emulated", "emulated-ze")
+
+
+def _environments(standin: str | None, libraries: set[str]) -> dict[str, dict[str, str]]:
+    """The environment of each fork server needed: "plain" and, if used, "emulated"."""
+    plain = child_environment(standin)
+    envs = {"plain": plain}
+    if libraries & set(EMULATED):
+        from dnnl_interop.testing import emulated_gpu
+
+        envs["emulated"] = emulated_gpu.child_environment(plain)
+    return envs
+
+
+def _server_of(case: Case) -> str:
+    return "emulated" if case.library in EMULATED else "plain"
+
+
 class ForkServer:
     """The fork server process and the replies it sends (see ``forkserver``)."""
 
@@ -112,6 +132,7 @@ class _Job:
         self.timed_out = False
 
     def start(self, server: ForkServer, env: dict[str, str], workdir: Path) -> None:
+        """Fork the case from ``server``, or start a fresh interpreter with ``env``."""
         case = self.case
         self.started = time.monotonic()
         if not case.fresh:
@@ -181,9 +202,14 @@ class _Job:
 
 
 def _order(cases: list[Case]) -> list[int]:
-    """Slow cases first (fresh interpreters, threads, big arrays), so the tail is short."""
-    slow = ("threads", "lifetime", "exit", "loader")
-    return sorted(range(len(cases)), key=lambda i: not (cases[i].fresh or cases[i].crash_class in slow))
+    """Slow cases first (fresh interpreters, the emulated GPU, threads, big
+    arrays, possible hangs), so that the run does not end on a long tail."""
+    slow = ("threads", "lifetime", "exit", "loader", "mutation")
+
+    def weight(case: Case) -> int:
+        return 0 if case.fresh or case.library in EMULATED else 1 if case.crash_class in slow else 2
+
+    return sorted(range(len(cases)), key=lambda i: weight(cases[i]))
 
 
 def default_jobs() -> int:
@@ -205,11 +231,11 @@ def run_cases(
     """
     cases = list(cases)
     jobs = jobs or default_jobs()
-    env = child_environment(standin)
+    envs = _environments(standin, {case.library for case in cases})
     verdicts: list[Verdict | None] = [None] * len(cases)
     pending = collections.deque(_order(cases))
     running: dict[int, _Job] = {}
-    server = ForkServer(env)
+    servers = {name: ForkServer(env) for name, env in envs.items()}
     try:
         with tempfile.TemporaryDirectory(prefix="crash-matrix-") as directory:
             workdir = Path(directory)
@@ -218,14 +244,16 @@ def run_cases(
                 while pending and len(running) < jobs:
                     index = pending.popleft()
                     job = running[index] = _Job(cases[index], index, workdir)
-                    job.start(server, env, workdir)
-                for kind, index, value in server.replies(0.02):
-                    if kind == "started":
-                        running[index].pid = value
-                    else:
-                        running[index].status = value
+                    server_name = _server_of(job.case)
+                    job.start(servers[server_name], envs[server_name], workdir)
+                for server in servers.values():
+                    for reply, index, value in server.replies(0.02 / len(servers)):
+                        if reply == "started":
+                            running[index].pid = value
+                        else:
+                            running[index].status = value
                 if not server_checked:
-                    on_server(server.pid)
+                    on_server(servers["plain"].pid)
                     server_checked = True
                 now = time.monotonic()
                 for index, job in list(running.items()):
@@ -242,5 +270,6 @@ def run_cases(
     finally:
         for job in running.values():
             job.kill()
-        server.stop()
+        for server in servers.values():
+            server.stop()
     return verdicts  # type: ignore[return-value]

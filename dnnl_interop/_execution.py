@@ -40,16 +40,16 @@ class StreamBase(Owned):
 
     # _pending: id(obj) -> obj for the owned objects submitted work uses; the
     # epoch of their latest use is obj._users[id(stream)].
-    # _kept: (epoch, obj) for other objects the work uses (dependency events).
+    # _deps: (epoch, obj) for other objects the work uses (dependency events).
     # _events: (epoch, is_done) for submissions that returned an event, oldest first.
     # _last: (entries, c_args) of the latest submission. oneDNN reads the
     # argument array during the call only, so equal arguments reuse it.
-    __slots__ = ("_pending", "_kept", "_epoch", "_lock", "_events", "_last")
+    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last")
 
     def _adopt(self, handle, keep: tuple = ()) -> None:
         self._last = (None, None)
         self._pending = {}
-        self._kept = []
+        self._deps = []
         self._epoch = 0
         self._events = []
         self._lock = threading.Lock()
@@ -107,8 +107,8 @@ class StreamBase(Owned):
         events = self._events
         while events and events[0][0] <= epoch:
             events.pop(0)
-        if self._kept:
-            self._kept = [entry for entry in self._kept if entry[0] > epoch]
+        if self._deps:
+            self._deps = [entry for entry in self._deps if entry[0] > epoch]
         sid = id(self)
         pending = self._pending
         done = [obj for obj in pending.values() if obj._users.get(sid, -1) <= epoch]
@@ -199,7 +199,7 @@ def submit(
                 index = _refuse(index, memory, sizes)
             entries.append((index, handle))
         if keep:
-            stream._kept.extend((epoch, obj) for obj in keep)
+            stream._deps.extend((epoch, obj) for obj in keep)
         c_primitive = primitive._handle
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")

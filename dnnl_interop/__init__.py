@@ -60,17 +60,22 @@ _EAGER = [
     "get_include",
     *_errors_all,
 ]
-_SUBMODULES = ("core", "ocl", "ze")
+_SUBMODULES = ("core", "ocl", "ze", "cache", "testing")
+# Names of the cache-blob store, exported here like core's.
+_CACHE_NAMES = ("CacheBlobStore", "compose_key")
 
 
-# core, ocl and ze (and the names core exports here: Engine, Memory, ARG_*,
-# ...) are imported on first use, which keeps `import dnnl_interop` cheap.
+# core, ocl, ze and cache (and the names exported here from core: Engine,
+# Memory, ARG_*, ...; from cache: CacheBlobStore) are imported on first use,
+# which keeps `import dnnl_interop` cheap.
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
+    if name in _CACHE_NAMES:
+        return getattr(_import_module(f"{__name__}.cache"), name)
     core = _import_module(f"{__name__}.core")
     if name == "__all__":
-        return [*_SUBMODULES, *_EAGER, *core.__all__]
+        return [*_SUBMODULES, *_EAGER, *_CACHE_NAMES, *core.__all__]
     if name in core.__all__:
         return getattr(core, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,8 @@ The fake checks that the buffer it is given has room for ``*size`` bytes,
 without trusting the C code under test: the buffer must lie inside an array
 held by a ``dnnl_interop`` frame on the stack during the call (the record's
 scratch), with room to spare, or be the heap block the record names, whose
-usable size glibc reports. A buffer that cannot be identified fails the test.
+usable size glibc reports. A buffer that cannot be identified, or one inside
+a ``bytes`` object (immutable: cffi forbids writing into it), fails the test.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def _span(obj) -> tuple[int, int] | None:
     return None
 
 
+class ImmutableBuffer(Exception):
+    """The buffer lies inside a bytes object, which must never be written."""
+
+
 def capacity_of(buffer) -> int | None:
     """How many bytes may be written at ``buffer``, or None if unknown."""
     pointer = address(buffer)
@@ -78,6 +83,8 @@ def capacity_of(buffer) -> int | None:
             for value in list(frame.f_locals.values()):
                 span = _span(value)
                 if span is not None and span[0] <= pointer < span[0] + span[1]:
+                    if isinstance(value, bytes):
+                        raise ImmutableBuffer(f"a fill into a bytes object of {len(value)}")
                     return span[0] + span[1] - pointer
                 if (
                     isinstance(value, ffi.CData)
@@ -160,7 +167,11 @@ class FakeLibrary:
         told = size[0]
         call = Call("fill", 0, told=told)
         self.calls.append(call)
-        capacity = capacity_of(buffer)
+        try:
+            capacity = capacity_of(buffer)
+        except ImmutableBuffer as exc:
+            self.violations.append(str(exc))
+            return Status.INVALID_ARGUMENTS
         if capacity is None or capacity < told:
             self.violations.append(f"told *size={told}, but the buffer holds {capacity}")
             return Status.INVALID_ARGUMENTS

@@ -4,7 +4,7 @@ What the binding builds on, seen without it: handles round-trip, oneDNN's
 getters hand out un-retained handles, what it retains it releases, the size
 protocols of the blob id and the cache blob are exact, ``*ret`` is NULL on
 in-order queues and an owned event on out-of-order ones, and a reorder moves
-the data. These were the stand-in's smoke tests (tests/test_standin_smoke.py);
+the data. Ported from the stand-in's former smoke tests;
 real oneDNN answers them now.
 """
 

@@ -25,6 +25,9 @@ from ._execution import StreamBase, submit
 from ._ffi import ffi, lib
 from ._owned import Owned, using
 from .errors import check
+from ._handles import as_bytes, as_handle
+from ._sized import query_then_fill
+from .errors import MissingFunctionError, Status, UnimplementedError, make_error
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -463,6 +466,28 @@ class Primitive(Owned):
     def engine(self) -> Engine:
         return self._kept(0)
 
+    def __init__(self, desc: PrimitiveDesc, cache_blob=None):
+        """The primitive ``desc`` describes; made from ``cache_blob`` if given.
+
+        ``cache_blob`` (bytes-like, not empty) is what :meth:`get_cache_blob`
+        returned for a primitive of a descriptor with the same
+        :attr:`PrimitiveDesc.cache_blob_id`: oneDNN then skips compiling its
+        kernels. oneDNN checks little of a blob (a corrupted one can kill the
+        process): hand it only blobs kept safe, as :func:`make_primitive_cached`
+        does. Only OpenCL and Level Zero GPU engines take cache blobs; on others
+        oneDNN refuses with ``UnimplementedError``.
+        """
+        self._refuse_reinit()
+        _create_primitive(self, desc, cache_blob)
+
+    def get_cache_blob(self) -> bytes:
+        """The primitive's cache blob (its compiled kernels), for ``Primitive(desc, blob)``.
+
+        Raises ``UnimplementedError`` on an engine that makes no cache blobs
+        (the CPU engine). An empty result means there is nothing to cache.
+        """
+        return _primitive_cache_blob(self)
+
     def execute(self, stream: Stream, args: Mapping[int, Memory | None]) -> None:
         """Submit the primitive to ``stream`` with ``{ARG_*: Memory}``.
 
@@ -502,3 +527,245 @@ def reorder(
     primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
     primitive._arg_sizes = sizes
     return primitive
+
+
+# --- primitive descriptors and primitive cache blobs ---------------------------
+
+_PD_TYPE = ffi.typeof("dnnl_primitive_desc_t")
+_NO_CACHE_BLOBS = (
+    "the primitive's engine makes no cache blobs (oneDNN makes them on OpenCL and Level Zero GPU engines only)"
+)
+# Every named ARG_* index: the execution arguments a descriptor may describe.
+_EXEC_ARG_INDICES = tuple(sorted(set(ARGS.values())))
+
+
+class PrimitiveDesc(Owned):
+    """A primitive descriptor (``dnnl_primitive_desc_t``): a primitive as oneDNN will implement it.
+
+    Made by :meth:`reorder`, or adopted by :meth:`from_handle` from another
+    cffi module that shares our C types (see ``dnnl_interop.embedding``).
+    ``Primitive(desc)`` makes the primitive, ``Primitive(desc, cache_blob)``
+    makes it from a cache blob, and :func:`make_primitive_cached` does either
+    through a :class:`~dnnl_interop.CacheBlobStore`. A descriptor keeps its
+    engines alive; primitives made from it keep them too and do not need the
+    descriptor afterwards (oneDNN copies it into the primitive).
+    """
+
+    __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}, copied by its primitives
+    _ctype = "dnnl_primitive_desc_t"
+    _destroy = lib.dnnl_primitive_desc_destroy
+    _destroy_name = "dnnl_primitive_desc_destroy"
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "make a PrimitiveDesc with PrimitiveDesc.reorder(...) or adopt one with PrimitiveDesc.from_handle(...)"
+        )
+
+    @classmethod
+    def _made(cls, handle, engines: tuple, destroy_on_failure: bool) -> PrimitiveDesc:
+        try:
+            sizes = _exec_arg_sizes(handle)
+        except BaseException:
+            if destroy_on_failure:
+                lib.dnnl_primitive_desc_destroy(handle)
+            raise
+        desc = cls._from_handle(handle, keep=engines)
+        desc._arg_sizes = sizes
+        return desc
+
+    @classmethod
+    def reorder(
+        cls, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
+    ) -> PrimitiveDesc:
+        """The descriptor of the reorder :func:`reorder` makes from the same arguments."""
+        dst_engine = engine if dst_engine is None else dst_engine
+        out = cls._new_out()
+        with using(
+            (src_desc, MemoryDesc, "src_desc"),
+            (engine, Engine, "engine"),
+            (dst_desc, MemoryDesc, "dst_desc"),
+            (dst_engine, Engine, "dst_engine"),
+        ) as (src_md, c_engine, dst_md, c_dst_engine):
+            check(
+                lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
+                "dnnl_reorder_primitive_desc_create",
+            )
+            return cls._made(out[0], (engine, dst_engine), destroy_on_failure=True)
+
+    @classmethod
+    def from_handle(cls, handle, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:
+        """A PrimitiveDesc over a ``dnnl_primitive_desc_t`` made elsewhere.
+
+        ``handle`` is a cffi pointer of that type, from this binding or from
+        any cffi module that includes our types (``dnnl_interop.embedding``),
+        or an int address (taken as given: an address carries nothing the
+        binding could check).
+
+        ``owned=False`` (the default): the descriptor is cloned
+        (``dnnl_primitive_desc_clone``); the caller keeps its own and may
+        destroy it at any time. ``owned=True``: this object takes the handle
+        over and destroys it (``close()``, ``with``, garbage collection); the
+        caller must not destroy it. If ``from_handle`` raises, nothing was
+        taken over.
+
+        ``engine``: the :class:`Engine` the descriptor was made on, if it is
+        one of ours. It is checked (``ValueError`` if the descriptor's engine
+        is another) and kept alive by the descriptor and its primitives, and
+        is what :attr:`engine` returns. Without it :attr:`engine` is None and
+        the caller keeps the engine alive while the descriptor or a
+        primitive made from it lives.
+        """
+        if not isinstance(owned, bool):
+            raise TypeError(f"owned: expected a bool, got {type(owned).__name__}")
+        if engine is not None and not isinstance(engine, Engine):
+            raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
+        if handle is None:
+            raise TypeError("handle: None given; a dnnl_primitive_desc_t is required")
+        pd = as_handle(handle, _PD_TYPE, "handle")
+        if pd == ffi.NULL:
+            raise ValueError("handle: a NULL dnnl_primitive_desc_t given")
+        if engine is not None:
+            c_engine = ffi.new("dnnl_engine_t *")
+            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine), "dnnl_primitive_desc_query")
+            with using((engine, Engine, "engine")) as ours:
+                if c_engine[0] != ours:
+                    raise ValueError("engine: the descriptor was made on another engine than this one")
+        if not owned:
+            out = cls._new_out()
+            check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
+            pd = out[0]
+        return cls._made(pd, (engine,), destroy_on_failure=not owned)
+
+    @property
+    def engine(self) -> Engine | None:
+        """The :class:`Engine` the descriptor was made on (None if adopted without it)."""
+        return self._kept(0)
+
+    @property
+    def impl_info(self) -> str:
+        """The implementation oneDNN chose, by its name ("jit:uni", "ocl:ref:any", ...)."""
+        out = ffi.new("const char **")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_impl_info_str, 0, out), "dnnl_primitive_desc_query")
+            return ffi.string(out[0]).decode() if out[0] != ffi.NULL else ""
+
+    @property
+    def cache_blob_id(self) -> bytes:
+        """The id of the cache blob of a primitive made from this descriptor.
+
+        oneDNN's key for the blob: it names the primitive, its implementation
+        and the device. Primitives of descriptors with equal ids can use each
+        other's blobs. Empty where oneDNN makes no cache blobs (the CPU engine).
+        """
+        size = ffi.new("dnnl_dim_t *")
+        pointer = ffi.new("const uint8_t **")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(
+                lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id_size_s64, 0, size),
+                "dnnl_primitive_desc_query",
+            )
+            if size[0] <= 0:
+                return b""
+            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id, 0, pointer), "dnnl_primitive_desc_query")
+            if pointer[0] == ffi.NULL:
+                return b""
+            return ffi.buffer(pointer[0], size[0])[:]  # copied while the descriptor holds it
+
+    @property
+    def arg_sizes(self) -> dict[int, int]:
+        """``{ARG_*: bytes}``: the execution arguments the descriptor describes, and their sizes.
+
+        Execute refuses a memory smaller than this at its argument. Covers the
+        named ``ARG_*`` indices and the ``ARG_MULTIPLE_SRC``/``DST`` ranges.
+        """
+        self.handle  # ClosedObjectError once closed
+        return dict(self._arg_sizes)
+
+
+def _exec_arg_sizes(pd) -> dict[int, int]:
+    """``{ARG_*: bytes}`` of the arguments ``pd`` has a non-empty memory descriptor for."""
+    count = ffi.new("int *")
+    indices = list(_EXEC_ARG_INDICES)
+    for query, base in ((lib.dnnl_query_num_of_inputs_s32, lib.DNNL_ARG_MULTIPLE_SRC),
+                        (lib.dnnl_query_num_of_outputs_s32, lib.DNNL_ARG_MULTIPLE_DST)):
+        check(lib.dnnl_primitive_desc_query(pd, query, 0, count), "dnnl_primitive_desc_query")
+        indices += range(base, base + min(max(count[0], 0), lib.DNNL_ARG_MULTIPLE_SRC))
+    md = ffi.new("const_dnnl_memory_desc_t *")
+    sizes = {}
+    for index in indices:
+        check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, index, md), "dnnl_primitive_desc_query")
+        if md[0] != ffi.NULL:
+            size = lib.dnnl_memory_desc_get_size(md[0])
+            if size:
+                sizes[index] = size
+    return sizes
+
+
+def _cache_blob_error(status: int, name: str) -> Exception:
+    """oneDNN's error for a cache-blob call; its bare UNIMPLEMENTED gets the reason."""
+    error = make_error(status, name)
+    if type(error) is UnimplementedError:
+        return UnimplementedError(Status.UNIMPLEMENTED, name, _NO_CACHE_BLOBS)
+    return error
+
+
+def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob) -> None:
+    """``Primitive.__init__``: the primitive of ``desc``, from ``cache_blob`` unless None."""
+    use = using((desc, PrimitiveDesc, "desc"))
+    if cache_blob is not None:
+        blob = as_bytes(cache_blob, "cache_blob")
+        if not len(blob):
+            raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
+    out = Primitive._new_out()
+    with use as pd:
+        if cache_blob is None:
+            check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
+        else:
+            status = lib.dnnl_primitive_create_from_cache_blob(out, pd, len(blob), blob)
+            if status:
+                raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
+        primitive._adopt(out[0], keep=desc._keep)
+        primitive._arg_sizes = desc._arg_sizes
+
+
+def _primitive_cache_blob(primitive: Primitive) -> bytes:
+    with using((primitive, Primitive, "primitive")) as c_primitive:
+        try:
+            return query_then_fill(lib.dnnl_primitive_get_cache_blob, "dnnl_primitive_get_cache_blob", c_primitive)
+        except UnimplementedError as error:
+            if isinstance(error, MissingFunctionError) or error.detail:
+                raise
+            raise _cache_blob_error(int(error.status), error.function) from None
+
+
+def make_primitive_cached(desc: PrimitiveDesc, store=None) -> Primitive:
+    """The primitive of ``desc``, made from a cache blob of ``store`` when it has a sound one.
+
+    The entry's key is ``compose_key(engine blob id, desc.cache_blob_id)``
+    (see ``dnnl_interop.cache``): a blob is only found for the very device,
+    oneDNN build and primitive it was made for. A hit makes the primitive
+    from the verified blob; if oneDNN refuses it, the primitive is made
+    afresh and the entry rewritten; a miss makes it afresh and saves its
+    blob. Engines that make no cache blobs (CPU) make it afresh without the
+    store. ``store`` is a :class:`~dnnl_interop.CacheBlobStore`, or None for
+    the default store (in :func:`dnnl_interop.cache.default_directory`). A
+    store that cannot be read or written logs a warning (logger
+    ``dnnl_interop.cache``) and never fails the creation.
+    """
+    from ._cached import make_primitive_cached as cached
+
+    return cached(desc, store)
+
+
+def reorder_cached(
+    src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None, store=None
+) -> Primitive:
+    """:func:`reorder`, through :func:`make_primitive_cached` with ``store``."""
+    desc = PrimitiveDesc.reorder(src_desc, dst_desc, engine, dst_engine)
+    try:
+        return make_primitive_cached(desc, store)
+    finally:
+        desc.close()
+
+
+__all__ += ["PrimitiveDesc", "make_primitive_cached", "reorder_cached"]

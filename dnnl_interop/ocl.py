@@ -261,3 +261,30 @@ def execute(
     ours = cl.Event.from_int_ptr(address_of(event[0]), retain=True)
     stream._track_event(lambda: ours.command_execution_status == cl.command_execution_status.COMPLETE)
     return returned
+
+
+# --- cached creation ---------------------------------------------------------------
+
+
+def make_engine_cached(device: object, context: object, store=None) -> Engine:
+    """:func:`make_engine`, from a cache blob of ``store`` when it has a sound one.
+
+    The entry is keyed by the device's cache-blob id
+    (:func:`get_engine_cache_blob_id`). A hit makes the engine from the
+    verified blob; if oneDNN refuses it, or the engine does not give the same
+    blob back (oneDNN accepts any bytes and may make a broken engine), the
+    engine is made afresh and the entry rewritten; a miss makes it afresh and
+    saves its blob. ``store`` is a :class:`dnnl_interop.CacheBlobStore`, or
+    None for the default store (in ``dnnl_interop.cache.default_directory()``).
+    A store that cannot be read or written logs a warning (logger
+    ``dnnl_interop.cache``) and never fails the creation.
+    """
+    from ._cached import make_engine_cached as cached
+
+    return cached(
+        "ocl", get_engine_cache_blob_id(device), store,
+        lambda blob: make_engine(device, context, blob), get_engine_cache_blob,
+    )
+
+
+__all__ += ["make_engine_cached"]

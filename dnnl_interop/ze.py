@@ -302,3 +302,27 @@ def execute(
 
     submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute", "ze")
     return Event._from_cdata(event[0])
+
+
+# --- cached creation -----------------------------------------------------------
+
+
+def make_engine_cached(driver: object, device: object, context: object, store=None) -> Engine:
+    """:func:`make_engine`, from a cache blob of ``store`` when it has a sound one.
+
+    As :func:`dnnl_interop.ocl.make_engine_cached`: the entry is keyed by
+    :func:`get_engine_cache_blob_id` of ``driver`` and ``device``; a hit makes
+    the engine from the verified blob, a refused blob (an error, or an engine
+    that does not give the blob back) or a miss makes it afresh and saves its
+    blob. ``store`` None is the default store. The store never fails the
+    creation.
+    """
+    from ._cached import make_engine_cached as cached
+
+    return cached(
+        "ze", get_engine_cache_blob_id(driver, device), store,
+        lambda blob: make_engine(driver, device, context, blob), get_engine_cache_blob,
+    )
+
+
+__all__ += ["make_engine_cached"]

@@ -1,0 +1,182 @@
+"""Cached creation: engines and primitives made from the blobs of a cache-blob store.
+
+``ocl.make_engine_cached``, ``ze.make_engine_cached``,
+``dnnl_interop.make_primitive_cached`` and ``dnnl_interop.reorder_cached``
+follow one rule with a :class:`~dnnl_interop.cache.CacheBlobStore`:
+
+* **hit** (the store has an entry for the key and it passed every check:
+  format, lengths, checksum, full key): the object is made from the blob;
+* **refused** (oneDNN returns an error for the blob or, for an engine, makes
+  an engine that does not give the same blob back): the object is made
+  afresh and the entry rewritten with its blob (removed if it has none);
+* **miss**: the object is made afresh and its blob saved.
+
+Only blobs the store verified reach oneDNN, which checks little itself:
+oneDNN 3.13 makes an engine from any bytes (a truncated blob gives an engine
+whose primitives fail, a garbage one can end the process), and a primitive
+blob with one flipped bit can crash the OpenCL compiler in the driver.
+
+Keys: an engine's entry is its device's engine cache-blob id; a primitive's
+is ``compose_key(engine blob id, PrimitiveDesc.cache_blob_id)``; the runtime
+is the engine's (``"ocl"`` or ``"ze"``). Engines and descriptors without an
+id (the CPU engine) are made afresh without the store.
+
+The store never fails a creation: it logs its own I/O problems and answers
+a miss or does not save. Refused blobs are logged as warnings, hits, misses
+and saves at debug level, all on the ``dnnl_interop.cache`` logger.
+
+``store=None`` means :func:`default_store`: one store for the process, in
+:func:`dnnl_interop.cache.default_directory`, made at first use.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from ._ffi import ffi, lib
+from ._owned import using
+from .cache import CacheBlobStore, compose_key
+from .core import Engine, Primitive, PrimitiveDesc
+from .errors import DnnlError, check
+
+logger = logging.getLogger("dnnl_interop.cache")
+
+_default_store: CacheBlobStore | None = None
+_default_lock = threading.Lock()
+
+
+def default_store() -> CacheBlobStore:
+    """The store cached creation uses when given ``store=None`` (made at first use)."""
+    global _default_store
+    store = _default_store
+    if store is None:
+        with _default_lock:
+            if _default_store is None:
+                _default_store = CacheBlobStore()
+            store = _default_store
+    return store
+
+
+def _store_argument(store: object) -> CacheBlobStore:
+    if store is None:
+        return default_store()
+    if not isinstance(store, CacheBlobStore):
+        raise TypeError(f"store: expected a dnnl_interop.CacheBlobStore or None, got {type(store).__name__}")
+    return store
+
+
+def _create_cached(
+    what: str,
+    runtime: str,
+    key: bytes,
+    store: CacheBlobStore,
+    from_blob: Callable[[bytes], object],
+    fresh: Callable[[], object],
+    blob_of: Callable[[object], bytes],
+    gives_blob_back: bool,
+):
+    """``from_blob(blob)`` on a verified hit, else ``fresh()``, whose blob is then saved.
+
+    ``gives_blob_back``: an object made from a blob must return that blob
+    from ``blob_of``, else it counts as refused (engines: oneDNN accepts any
+    bytes without an error).
+    """
+    blob = store.get(runtime, key)
+    refusal = None
+    if blob is not None:
+        try:
+            made = from_blob(blob)
+        except DnnlError as error:
+            refusal = f"oneDNN refused it ({error})"
+        else:
+            if not gives_blob_back or _blob_or_none(made, blob_of) == blob:
+                logger.debug("%s made from the cache blob in %s", what, store.path_for(runtime, key))
+                return made
+            made.close()
+            refusal = "oneDNN made the object from it but does not give it back (it did not use it)"
+    made = fresh()  # raises what a fresh creation raises: then the blob was not the reason
+    if refusal is not None:
+        logger.warning("%s: the cache blob in %s was not used: %s; made afresh, rewriting the entry",
+                       what, store.path_for(runtime, key), refusal)
+    new_blob = _blob_or_none(made, blob_of)
+    if new_blob:
+        if store.put(runtime, key, new_blob):
+            logger.debug("%s made afresh; its %d-byte cache blob saved", what, len(new_blob))
+    elif refusal is not None:
+        try:
+            store.delete(runtime, key)
+        except OSError as error:
+            logger.warning("%s: could not remove the refused entry %s (%s)", what, store.path_for(runtime, key), error)
+    return made
+
+
+def _blob_or_none(made, blob_of) -> bytes | None:
+    try:
+        return blob_of(made)
+    except DnnlError as error:
+        logger.debug("no cache blob to save: %s", error)
+        return None
+
+
+def make_engine_cached(
+    runtime: str,
+    blob_id: bytes,
+    store: object,
+    make_engine: Callable[[bytes | None], Engine],
+    get_blob: Callable[[Engine], bytes],
+) -> Engine:
+    """An engine of ``runtime`` keyed by its device's ``blob_id``.
+
+    ``make_engine(blob)`` makes it from a blob, ``make_engine(None)`` afresh.
+    """
+    store = _store_argument(store)
+    if not blob_id:
+        return make_engine(None)
+    name = "OpenCL engine" if runtime == "ocl" else "Level Zero engine"
+    return _create_cached(
+        name, runtime, blob_id, store, make_engine, lambda: make_engine(None), get_blob, gives_blob_back=True
+    )
+
+
+def make_primitive_cached(desc: PrimitiveDesc, store: object = None) -> Primitive:
+    """See :func:`dnnl_interop.make_primitive_cached`."""
+    if not isinstance(desc, PrimitiveDesc):
+        raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc, got {type(desc).__name__}")
+    store = _store_argument(store)
+    runtime, engine_blob_id = engine_of(desc)
+    primitive_blob_id = desc.cache_blob_id if engine_blob_id else b""
+    if not primitive_blob_id:
+        return Primitive(desc)
+    return _create_cached(
+        "primitive", runtime, compose_key(engine_blob_id, primitive_blob_id), store,
+        lambda blob: Primitive(desc, blob), lambda: Primitive(desc), Primitive.get_cache_blob,
+        gives_blob_back=False,  # oneDNN checks a primitive blob's kernels itself
+    )
+
+
+def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
+    """``(runtime, engine blob id)`` of the engine ``desc`` was made on; ``(None, b"")`` if it has none.
+
+    Read from the C engine, so descriptors adopted without their Engine work too.
+    """
+    from . import ocl, ze
+
+    c_engine = ffi.new("dnnl_engine_t *")
+    kind = ffi.new("dnnl_engine_kind_t *")
+    with using((desc, PrimitiveDesc, "desc")) as pd:
+        check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine), "dnnl_primitive_desc_query")
+        engine = c_engine[0]
+        check(lib.dnnl_engine_get_kind(engine, kind), "dnnl_engine_get_kind")
+        if kind[0] != lib.dnnl_gpu:
+            return None, b""
+        # The getters refuse (INVALID_ARGUMENTS) an engine of another runtime.
+        device = ffi.new("cl_device_id *")
+        if lib.dnnl_ocl_interop_get_device(engine, device) == 0:
+            return "ocl", ocl.get_engine_cache_blob_id(device[0])
+        driver, ze_device = ffi.new("ze_driver_handle_t *"), ffi.new("ze_device_handle_t *")
+        if (lib.dnnl_ze_interop_engine_get_driver(engine, driver) == 0
+                and lib.dnnl_ze_interop_engine_get_device(engine, ze_device) == 0):
+            return "ze", ze.get_engine_cache_blob_id(driver[0], ze_device[0])
+    return None, b""

@@ -622,7 +622,12 @@ assert lib.dnnl_memory_create(dst, md[0], engine[0], lib.DNNL_MEMORY_ALLOCATE) =
 pd, primitive = new("dnnl_primitive_desc_t"), new("dnnl_primitive_t")
 assert lib.dnnl_reorder_primitive_desc_create(pd, md[0], engine[0], md[0], engine[0], ffi.NULL) == 0
 assert lib.dnnl_primitive_create(primitive, pd[0]) == 0
+borrowed = new("const_dnnl_memory_desc_t")  # owned by the primitive descriptor
+assert lib.dnnl_primitive_desc_query(pd[0], lib.dnnl_query_src_md, 0, borrowed) == 0
+assert lib.dnnl_memory_desc_get_size(borrowed[0]) == 16  # usable while its owner lives
+assert lib.dnnl_memory_desc_destroy(borrowed[0]) == lib.dnnl_invalid_arguments  # refused
 assert lib.dnnl_primitive_desc_destroy(pd[0]) == 0
+assert lib.dnnl_memory_desc_get_size(borrowed[0]) == 0  # its owner is gone: refused
 args = ffi.new("dnnl_exec_arg_t[]", [(lib.DNNL_ARG_FROM, src[0]), (lib.DNNL_ARG_TO, dst[0])])
 assert lib.dnnl_primitive_execute(primitive[0], stream[0], 2, args) == 0
 assert lib.dnnl_primitive_destroy(primitive[0]) == 0  # in flight: not waited
@@ -747,7 +752,8 @@ def test_the_counting_library_records_misuse_of_the_raw_c_api(children):
     assert outcome.returncode == 0, outcome.describe()
     expected = {
         "double destroy": 1,
-        "use after destroy": 1,
+        "use after destroy": 2,  # a destroyed engine, a descriptor whose owner is destroyed
+        "destroy of a borrowed handle": 1,
         "destroyed while in flight": 2,  # the primitive, then a memory
         "stream destroyed before its work was waited": 1,
         "engine destroyed before its stream": 1,

@@ -144,6 +144,14 @@ static size_t live_count, live_capacity;
 static flight_t *flights;
 static size_t flight_count, flight_capacity;
 static uint64_t stamps;
+/* Memory descriptors a getter or query returned: owned by another handle,
+ * valid while it lives, never destroyed by the caller. */
+typedef struct {
+    const void *handle;
+    const void *owner;
+} borrow_t;
+static borrow_t *borrows;
+static size_t borrow_count, borrow_capacity;
 static long long created[KIND_COUNT], destroyed[KIND_COUNT];
 static long long violation_count;
 static char violations[KEPT_VIOLATIONS][VIOLATION_TEXT];
@@ -223,6 +231,29 @@ static void remove_live(record_t *record) {
     *record = live[--live_count];
 }
 
+static int is_borrowed(const void *handle) {
+    for (size_t i = 0; i < borrow_count; i++)
+        if (borrows[i].handle == handle) return 1;
+    return 0;
+}
+
+static void forget_borrows_of(const void *owner) {
+    size_t kept = 0;
+    for (size_t i = 0; i < borrow_count; i++)
+        if (borrows[i].owner != owner) borrows[kept++] = borrows[i];
+    borrow_count = kept;
+}
+
+static void counting_borrowed(const void *handle, const void *owner) {
+    if (!handle) return;
+    pthread_mutex_lock(&mutex);
+    if (!is_borrowed(handle)) {
+        borrows = grow(borrows, &borrow_capacity, borrow_count, sizeof *borrows);
+        borrows[borrow_count++] = (borrow_t){handle, owner};
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
 static int in_flight_anywhere(const void *object) {
     for (size_t i = 0; i < flight_count; i++)
         if (flights[i].object == object) return 1;
@@ -254,7 +285,7 @@ static void add_flight(const void *stream, const void *object, uint64_t stamp) {
 }
 
 /* The real function, or NULL (recorded as a violation: the test setup is wrong). */
-static void *real_function(const char *name, _Atomic(void *) *slot) {
+static void *counting_forward_to(const char *name, _Atomic(void *) *slot) {
     void *fn = atomic_load_explicit(slot, memory_order_acquire);
     if (fn) return fn;
     pthread_once(&once, open_target);
@@ -270,16 +301,16 @@ static void *real_function(const char *name, _Atomic(void *) *slot) {
 }
 
 /* Before forwarding a call: every handle it is given must be live and of its
- * kind; then each is marked busy until after_call. Returns 0 (and records
+ * kind; then each is marked busy until counting_after_call. Returns 0 (and records
  * "use after destroy") if one is not: the call must not be forwarded. */
 typedef struct {
     int n;
     const void *handles[16];
     int kinds[16];
     const char *names[16];
-} uses_t;
+} counting_uses_t;
 
-static void use(uses_t *uses, const void *handle, int kind, const char *name) {
+static void counting_use(counting_uses_t *uses, const void *handle, int kind, const char *name) {
     if (!handle || uses->n == 16) return;
     uses->handles[uses->n] = handle;
     uses->kinds[uses->n] = kind;
@@ -292,11 +323,12 @@ static void busy(record_t *record, const char *function) {
     record->busy_in = function;
 }
 
-static int before_call(const char *function, const uses_t *uses, int nargs, const dnnl_exec_arg_t *args) {
+static int counting_before_call(const char *function, const counting_uses_t *uses, int nargs, const dnnl_exec_arg_t *args) {
     int ok = 1;
     pthread_mutex_lock(&mutex);
     for (int i = 0; i < uses->n; i++) {
         record_t *record = find(uses->handles[i]);
+        if (!record && uses->kinds[i] == KIND_MEMORY_DESC && is_borrowed(uses->handles[i])) continue;
         if (!record || record->kind != uses->kinds[i]) {
             violation("use after destroy: %s(%s = %s %p), a handle that is not live",
                       function, uses->names[i], kind_names[uses->kinds[i]], uses->handles[i]);
@@ -312,7 +344,8 @@ static int before_call(const char *function, const uses_t *uses, int nargs, cons
         }
     }
     if (ok) {
-        for (int i = 0; i < uses->n; i++) busy(find(uses->handles[i]), function);
+        for (int i = 0; i < uses->n; i++)
+            if (find(uses->handles[i])) busy(find(uses->handles[i]), function);
         for (int i = 0; args && i < nargs; i++)
             if (args[i].memory) busy(find(args[i].memory), function);
     }
@@ -328,7 +361,7 @@ static void unbusy(const void *handle) {
 /* After a forwarded call. For a successful execute, `stream` is its stream:
  * the primitive and the memories become in flight there, in the same step
  * that ends the call's use of them, so no destroy can slip in between. */
-static void after_call(const uses_t *uses, int nargs, const dnnl_exec_arg_t *args,
+static void counting_after_call(const counting_uses_t *uses, int nargs, const dnnl_exec_arg_t *args,
                        const void *stream, const void *primitive) {
     pthread_mutex_lock(&mutex);
     for (int i = 0; i < uses->n; i++) unbusy(uses->handles[i]);
@@ -343,7 +376,7 @@ static void after_call(const uses_t *uses, int nargs, const dnnl_exec_arg_t *arg
     pthread_mutex_unlock(&mutex);
 }
 
-static void created_handle(const char *function, int kind, const void *handle, const void *engine) {
+static void counting_created_handle(const char *function, int kind, const void *handle, const void *engine) {
     if (!handle) return;
     pthread_mutex_lock(&mutex);
     created[kind]++;
@@ -354,10 +387,16 @@ static void created_handle(const char *function, int kind, const void *handle, c
 /* Check a destroy and take the handle out of the live set before forwarding
  * (so an address the library reuses at once is not mistaken for this one).
  * Returns 0 if the handle is not live: it must not be forwarded. */
-static int before_destroy(const char *function, int kind, const void *handle) {
+static int counting_before_destroy(const char *function, int kind, const void *handle) {
     if (!handle) return 1;  /* oneDNN's own answer to NULL is checked by the binding's tests */
     pthread_mutex_lock(&mutex);
     record_t *record = find(handle);
+    if (!record && is_borrowed(handle)) {
+        violation("destroy of a borrowed handle: %s(%s %p), which its owner destroys", function,
+                  kind_names[kind], handle);
+        pthread_mutex_unlock(&mutex);
+        return 0;
+    }
     if (!record || record->kind != kind) {
         violation("double destroy: %s(%s %p), a handle that is not live", function, kind_names[kind], handle);
         pthread_mutex_unlock(&mutex);
@@ -381,12 +420,13 @@ static int before_destroy(const char *function, int kind, const void *handle) {
     if (record->busy)
         violation("destroyed during a call in progress: %s(%s %p) while %d other call(s) use it (%s)",
                   function, kind_names[kind], handle, record->busy, record->busy_in);
+    forget_borrows_of(handle);
     remove_live(record);
     pthread_mutex_unlock(&mutex);
     return 1;
 }
 
-static void after_destroy(const char *function, int kind, const void *handle, int succeeded) {
+static void counting_after_destroy(const char *function, int kind, const void *handle, int succeeded) {
     if (!handle) return;
     pthread_mutex_lock(&mutex);
     if (succeeded)
@@ -396,14 +436,14 @@ static void after_destroy(const char *function, int kind, const void *handle, in
     pthread_mutex_unlock(&mutex);
 }
 
-static uint64_t wait_begins(void) {
+static uint64_t counting_wait_begins(void) {
     pthread_mutex_lock(&mutex);
     uint64_t stamp = stamps;
     pthread_mutex_unlock(&mutex);
     return stamp;
 }
 
-static void wait_ended(const void *stream, uint64_t stamp) {
+static void counting_wait_ended(const void *stream, uint64_t stamp) {
     pthread_mutex_lock(&mutex);
     forget_flights(stream, stamp);
     pthread_mutex_unlock(&mutex);
@@ -489,84 +529,115 @@ static void write_final_report(void) {
 """
 
 
+LOCAL_PREFIX = "counting_"  # every name the wrappers add; no parameter may start with it
+BORROWING_QUERY = "dnnl_primitive_desc_query"  # memory descriptor queries lend one
+
+
 def _wrapper(function, index: int) -> str:
     name, restype, params = function.name, function.restype, function.params
     types = [_param_type(decl, pname) for decl, pname in params]
+    param_names = [pname for _, pname in params]
+    clashing = [p for p in param_names if p.startswith(LOCAL_PREFIX)]
+    if clashing:
+        raise RuntimeError(f"{name}: parameter {clashing[0]} clashes with the wrapper's names")
     decls = ", ".join(decl for decl, _ in params) or "void"
-    arg_names = ", ".join(pname for _, pname in params)
+    arg_names = ", ".join(param_names)
     status = restype == "dnnl_status_t"
     void = restype == "void"
     refused = "dnnl_invalid_arguments" if status else f"({restype})0"
     unavailable = "dnnl_runtime_error" if status else f"({restype})0"
+    ok = "counting_result == dnnl_success"
 
     create_kind = _out_handle_kind(types[0]) if params and status else None
     destroy_kind = None
     if name.endswith("_destroy") and len(params) == 1:
         destroy_kind = _handle_kind(types[0])
     is_execute = name in EXECUTE_FUNCTIONS
-    param_names = [pname for _, pname in params]
 
     lines = [
-        f"static _Atomic(void *) slot_{index};",
+        f"static _Atomic(void *) counting_slot_{index};",
         f"{restype} {name}({decls}) {{",
-        f"    typedef {restype} (*real_t)({decls});",
-        f'    real_t real = (real_t)real_function("{name}", &slot_{index});',
-        f"    if (!real) return{'' if void else ' ' + unavailable};",
+        f"    typedef {restype} (*counting_real_t)({decls});",
+        f"    counting_real_t counting_real = "
+        f'(counting_real_t)counting_forward_to("{name}", &counting_slot_{index});',
+        f"    if (!counting_real) return{'' if void else ' ' + unavailable};",
     ]
     if destroy_kind:
         handle = param_names[0]
         kind = _kind_constant(destroy_kind)
         lines += [
-            f'    if (!before_destroy("{name}", {kind}, {handle})) return {refused};',
-            f"    {restype} status = real({arg_names});",
-            f'    after_destroy("{name}", {kind}, {handle}, status == dnnl_success);',
-            "    return status;",
+            f'    if (!counting_before_destroy("{name}", {kind}, {handle})) return {refused};',
+            f"    {restype} counting_result = counting_real({arg_names});",
+            f'    counting_after_destroy("{name}", {kind}, {handle}, {ok});',
+            "    return counting_result;",
             "}",
         ]
         return "\n".join(lines)
 
-    first_use = 1 if create_kind else 0
-    engine_param = None
-    uses = []
+    engine_param = owner = None
+    uses, borrowed = [], []
     for position, (type_text, pname) in enumerate(zip(types, param_names)):
-        kind = _handle_kind(type_text)
-        if position < first_use or kind is None:
+        if position == 0 and create_kind:
             continue
-        if kind == "engine" and engine_param is None:
-            engine_param = pname
-        uses.append(f'    use(&uses, (const void *){pname}, {_kind_constant(kind)}, "{pname}");')
+        kind = _handle_kind(type_text)
+        if kind is not None:
+            owner = owner or pname
+            if kind == "engine" and engine_param is None:
+                engine_param = pname
+            uses.append(
+                f"    counting_use(&counting_uses, (const void *){pname}, "
+                f'{_kind_constant(kind)}, "{pname}");'
+            )
+        elif _out_handle_kind(type_text) == "memory_desc" and owner:
+            # A getter: the descriptor it returns belongs to `owner`.
+            borrowed.append((pname, f"*{pname}"))
+    if name == BORROWING_QUERY:
+        if param_names[:4] != ["primitive_desc", "what", "index", "result"]:
+            raise RuntimeError(f"{name}: unexpected parameters {params}")
+        borrowed.append(
+            (
+                "result && what >= dnnl_query_some_md && what <= dnnl_query_exec_arg_md",
+                "*(const_dnnl_memory_desc_t *)result",
+            )
+        )
     nargs, args = ("nargs", "args") if is_execute else ("0", "NULL")
     checked = bool(uses) or is_execute
     if checked:
-        lines.append("    uses_t uses = {0};")
+        lines.append("    counting_uses_t counting_uses = {0};")
         lines += uses
         lines.append(
-            f'    if (!before_call("{name}", &uses, {nargs}, {args})) return{"" if void else " " + refused};'
+            f'    if (!counting_before_call("{name}", &counting_uses, {nargs}, {args})) '
+            f"return{'' if void else ' ' + refused};"
         )
     if name == WAIT_FUNCTION:
-        lines.append("    uint64_t stamp = wait_begins();")
+        lines.append("    uint64_t counting_stamp = counting_wait_begins();")
     if void:
-        lines.append(f"    real({arg_names});")
+        lines.append(f"    counting_real({arg_names});")
     else:
-        lines.append(f"    {restype} result = real({arg_names});")
+        lines.append(f"    {restype} counting_result = counting_real({arg_names});")
     if is_execute:
         lines.append(
-            f"    after_call(&uses, {nargs}, {args}, "
-            "result == dnnl_success ? (const void *)stream : NULL, (const void *)primitive);"
+            f"    counting_after_call(&counting_uses, {nargs}, {args}, "
+            f"{ok} ? (const void *)stream : NULL, (const void *)primitive);"
         )
     elif checked:
-        lines.append("    after_call(&uses, 0, NULL, NULL, NULL);")
+        lines.append("    counting_after_call(&counting_uses, 0, NULL, NULL, NULL);")
     if create_kind:
         out = param_names[0]
         engine = f"(const void *){engine_param}" if create_kind == "stream" and engine_param else "NULL"
         lines.append(
-            f"    if (result == dnnl_success && {out}) "
-            f'created_handle("{name}", {_kind_constant(create_kind)}, (const void *)*{out}, {engine});'
+            f"    if ({ok} && {out}) counting_created_handle("
+            f'"{name}", {_kind_constant(create_kind)}, (const void *)*{out}, {engine});'
+        )
+    for condition, value in borrowed:
+        lines.append(
+            f"    if ({ok} && {condition}) "
+            f"counting_borrowed((const void *){value}, (const void *){owner});"
         )
     if name == WAIT_FUNCTION:
-        lines.append("    if (result == dnnl_success) wait_ended((const void *)stream, stamp);")
+        lines.append(f"    if ({ok}) counting_wait_ended((const void *)stream, counting_stamp);")
     if not void:
-        lines.append("    return result;")
+        lines.append("    return counting_result;")
     lines.append("}")
     return "\n".join(lines)
 

@@ -558,8 +558,10 @@ def _wrapper(function, index: int) -> str:
         f"static _Atomic(void *) counting_slot_{index};",
         f"{restype} {name}({decls}) {{",
         f"    typedef {restype} (*counting_real_t)({decls});",
-        f"    counting_real_t counting_real = "
-        f'(counting_real_t)counting_forward_to("{name}", &counting_slot_{index});',
+        (
+            f"    counting_real_t counting_real = "
+            f'(counting_real_t)counting_forward_to("{name}", &counting_slot_{index});'
+        ),
         f"    if (!counting_real) return{'' if void else ' ' + unavailable};",
     ]
     if destroy_kind:

@@ -11,10 +11,14 @@ follow one rule with a :class:`~dnnl_interop.cache.CacheBlobStore`:
   afresh and the entry rewritten with its blob (removed if it has none);
 * **miss**: the object is made afresh and its blob saved.
 
-Only blobs the store verified reach oneDNN, which checks little itself:
-oneDNN 3.13 makes an engine from any bytes (a truncated blob gives an engine
-whose primitives fail, a garbage one can end the process), and a primitive
-blob with one flipped bit can crash the OpenCL compiler in the driver.
+Only blobs the store verified reach oneDNN, which checks little itself. In
+a process that does not know the device yet, oneDNN 3.13 takes any bytes as
+an engine blob and keeps them as the device's description for the rest of
+the process (a truncated blob gives engines that make no primitives, garbage
+can end the process); a primitive blob with one flipped bit can crash the
+OpenCL compiler in the driver. Once a process knows the device, oneDNN
+ignores engine blobs: an engine made from an entry then gives back its own
+blob, and an entry that differs is rewritten.
 
 Keys: an engine's entry is its device's engine cache-blob id; a primitive's
 is ``compose_key(engine blob id, PrimitiveDesc.cache_blob_id)``; the runtime
@@ -95,7 +99,7 @@ def _create_cached(
                 logger.debug("%s made from the cache blob in %s", what, store.path_for(runtime, key))
                 return made
             made.close()
-            refusal = "oneDNN made the object from it but does not give it back (it did not use it)"
+            refusal = "oneDNN made the engine from it but gives back another blob"
     made = fresh()  # raises what a fresh creation raises: then the blob was not the reason
     if refusal is not None:
         logger.warning("%s: the cache blob in %s was not used: %s; made afresh, rewriting the entry",

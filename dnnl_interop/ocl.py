@@ -271,10 +271,10 @@ def make_engine_cached(device: object, context: object, store=None) -> Engine:
 
     The entry is keyed by the device's cache-blob id
     (:func:`get_engine_cache_blob_id`). A hit makes the engine from the
-    verified blob; if oneDNN refuses it, or the engine does not give the same
-    blob back (oneDNN accepts any bytes and may make a broken engine), the
-    engine is made afresh and the entry rewritten; a miss makes it afresh and
-    saves its blob. ``store`` is a :class:`dnnl_interop.CacheBlobStore`, or
+    verified blob (oneDNN checks nothing in it: only verified entries reach
+    it); if oneDNN refuses it, or the engine gives back another blob (oneDNN
+    ignores blobs once the process knows the device), the engine is made
+    afresh and the entry rewritten; a miss makes it afresh and saves its blob. ``store`` is a :class:`dnnl_interop.CacheBlobStore`, or
     None for the default store (in ``dnnl_interop.cache.default_directory()``).
     A store that cannot be read or written logs a warning (logger
     ``dnnl_interop.cache``) and never fails the creation.

@@ -112,7 +112,7 @@ CONTROLS = [
     Case("control: a hang", "control", "time.sleep(60)", Ok(), library="none", timeout=3.0),
     Case("control: a wrong result", "control", "assert 1 + 1 == 3", Ok(), library="none"),
     Case("control: a segfault while objects are dropped", "control",
-         "import ctypes\nclass Bad:\n    def __del__(self):\n        ctypes.string_at(0)\nbad = Bad()",
+         "class Bad:\n    def __del__(self):\n        import ctypes\n        ctypes.string_at(0)\nbad = Bad()",
          Ok(), library="none"),
     Case("control: a segfault at interpreter exit", "control",
          "import atexit, ctypes\natexit.register(ctypes.string_at, 0)", Ok(), library="none", fresh=True),

@@ -94,7 +94,7 @@ def run_forked(prelude: str, snippet: str, result_path: str, output_path: str, t
     _redirect(output_path)
     faulthandler.enable()
     # Tracebacks of every thread just before the runner kills a hung case.
-    faulthandler.dump_traceback_later(max(timeout - 2.0, 1.0), exit=False)
+    faulthandler.dump_traceback_later(max(timeout - 2.0, 1.0), repeat=True, exit=False)
     result = _Result(result_path)
     namespace = {"__name__": "__crash_case__"}
     _run(prelude, snippet, namespace, result)

@@ -94,6 +94,9 @@ _fixture("src_eng2", "src_eng2 = dnnl.Memory(md, eng2, a)")
 _fixture("src_none", "src_none = dnnl.Memory(md, eng, dnnl.MEMORY_NONE)")
 _fixture("prim", "prim = dnnl.reorder(md, md_t, eng)")
 _fixture("exec_args", "exec_args = {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}")
+_fixture("pdesc", "pdesc = dnnl.PrimitiveDesc.reorder(md, md_t, eng)")
+_fixture("closed_pdesc", "closed_pdesc = dnnl.PrimitiveDesc.reorder(md, md_t, eng); closed_pdesc.close()")
+_fixture("store", "import tempfile\nstore = dnnl.CacheBlobStore(tempfile.mkdtemp())")
 _fixture("closed_eng", "closed_eng = dnnl.Engine.cpu(); closed_eng.close()")
 _fixture("closed_strm", "closed_strm = dnnl.Stream(eng); closed_strm.close()")
 _fixture("closed_md", 'closed_md = dnnl.MemoryDesc((4, 4), "float32", "ab"); closed_md.close()')
@@ -219,6 +222,8 @@ gsrc = ocl.make_memory(md, geng, ocl.MemoryKind.BUFFER, gbuf)
 )
 _fixture("gdst", "gdst = ocl.make_memory(md_t, geng)", gpu=True)
 _fixture("gprim", "gprim = dnnl.reorder(md, md_t, geng)", gpu=True)
+_fixture("gpdesc", "gpdesc = dnnl.PrimitiveDesc.reorder(md, md_t, geng)", gpu=True)
+_fixture("gblob", "gblob = dnnl.Primitive(gpdesc).get_cache_blob()", gpu=True)
 _fixture("gsrc_small", "gsrc_small = ocl.make_memory(md_small, geng)", gpu=True)
 _fixture("gsrc_closed", "gsrc_closed = ocl.make_memory(md, geng); gsrc_closed.close()", gpu=True)
 _fixture(
@@ -296,6 +301,19 @@ _fixture(
     gpu=True,
 )
 _fixture("zprim", "zprim = dnnl.reorder(md, md_t, zeng)", gpu=True)
+_fixture(
+    "reorder_big_ze",
+    '''
+def reorder_big_ze(engine, stream):
+    """reorder_big on a Level Zero engine over shared USM: only the output survives."""
+    source = lz.shared((4096, 4096)); source.array[:] = big
+    result = lz.shared((4096, 4096))
+    s = ze.make_memory(big_md, engine, source.array)
+    d = ze.make_memory(big_md_t, engine, result.array)
+    dnnl.reorder(big_md, big_md_t, engine).execute(stream, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})
+    return result
+''',
+)
 _fixture("zsrc_small", "zsrc_small = ze.make_memory(md_small, zeng)", gpu=True)
 _fixture("zsrc_closed", "zsrc_closed = ze.make_memory(md, zeng); zsrc_closed.close()", gpu=True)
 _fixture("zsrc_none", "zsrc_none = ze.make_memory(md, zeng, dnnl.MEMORY_NONE)", gpu=True)

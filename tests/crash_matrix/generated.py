@@ -174,7 +174,7 @@ def apis() -> list[Api]:
             ("2**64", "2**64", Raises(TYPE_OR_VALUE, "pointer")),
             ("ndarray", "a", Raises(TYPE_OR_VALUE, "pointer")),
             ("pyopencl.Buffer", "pocl_buf", Raises(TYPE, "pointer")),
-            ("a pointer map_data did not return", "ffi.new('int *')", Either(Ok(), Raises(VALUE, "pointer"))),
+            ("a pointer map_data did not return", "ffi.new('int *')", Either(Ok(), Raises(TYPE_OR_VALUE, "pointer"))),
         ]}, then=_EXECUTE_CPU),
         Api("core.Primitive.execute", "prim.execute($stream, $args); strm.wait()",
             {"stream": "strm", "args": "exec_args"}, {
@@ -188,6 +188,71 @@ def apis() -> list[Api]:
                 "engine": v.dnnl_object("Engine", "engine"),
                 "dst_engine": v.dnnl_object("Engine", "dst_engine", nullable=True),
             }, then="p.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}); strm.wait()"),
+        Api("core.PrimitiveDesc.reorder", "d = dnnl.PrimitiveDesc.reorder($src_desc, $dst_desc, $engine, $dst_engine)",
+            {"src_desc": "md", "dst_desc": "md_t", "engine": "eng", "dst_engine": "None"}, {
+                "src_desc": v.dnnl_object("MemoryDesc", "src_desc"),
+                "engine": v.dnnl_object("Engine", "engine"),
+                "dst_engine": v.dnnl_object("Engine", "dst_engine", nullable=True),
+            }, then="dnnl.Primitive(d).execute(strm, exec_args); strm.wait()"),
+        Api("core.PrimitiveDesc.from_handle", "d = dnnl.PrimitiveDesc.from_handle($handle)", {"handle": "None"}, {
+            "handle": [
+                ("None", "None", Raises(TYPE_OR_VALUE, "handle")),
+                ("str", "'x'", Raises(TYPE, "handle")),
+                ("float", "1.5", Raises(TYPE, "handle")),
+                ("Fraction", "Fraction(8, 1)", Raises(TYPE, "handle")),
+                ("PrimitiveDesc", "pdesc", Raises(TYPE, "handle")),
+                ("Engine", "eng", Raises(TYPE, "handle")),
+                ("pyopencl.Context", "pocl_ctx", Raises(TYPE, "handle")),
+                ("cffi engine handle", "ffi.cast('dnnl_engine_t', eng.int_ptr)", Raises(TYPE, "handle")),
+                ("cffi NULL primitive_desc", "ffi.cast('dnnl_primitive_desc_t', 0)", Raises(TYPE_OR_VALUE, "handle")),
+            ]}),
+        Api("core.Primitive", "p = dnnl.Primitive($desc)", {"desc": "pdesc"}, {
+            "desc": v.dnnl_object("PrimitiveDesc", "desc"),
+        }, then="p.execute(strm, exec_args); strm.wait()"),
+        Api("core.Primitive(cache_blob) on the CPU", "p = dnnl.Primitive(pdesc, $cache_blob)", {"cache_blob": "None"}, {
+            "cache_blob": v.cache_blob("cache_blob", "dnnl_primitive_create_from_cache_blob"),
+        }, then="p.execute(strm, exec_args); strm.wait()"),
+        Api("make_primitive_cached", "p = dnnl.make_primitive_cached($desc, $store)", {"desc": "pdesc", "store": "store"}, {
+            "desc": v.dnnl_object("PrimitiveDesc", "desc"),
+            "store": [
+                ("str", "'/tmp'", Raises(TYPE, "store")),
+                ("int", "5", Raises(TYPE, "store")),
+                ("object", "object()", Raises(TYPE, "store")),
+                ("Engine", "eng", Raises(TYPE, "store")),
+            ],
+        }, then="p.execute(strm, exec_args); strm.wait()"),
+        Api("reorder_cached", "p = dnnl.reorder_cached($src_desc, md_t, $engine, store=$store)",
+            {"src_desc": "md", "engine": "eng", "store": "store"}, {
+                "src_desc": v.dnnl_object("MemoryDesc", "src_desc"),
+                "engine": v.dnnl_object("Engine", "engine"),
+                "store": [("str", "'/tmp'", Raises(TYPE, "store")), ("int", "5", Raises(TYPE, "store"))],
+            }, then="p.execute(strm, exec_args); strm.wait()"),
+        Api("compose_key", "k = dnnl.compose_key($engine_blob_id, $primitive_blob_id)",
+            {"engine_blob_id": "b'engine'", "primitive_blob_id": "b'primitive'"}, {
+                "engine_blob_id": _blob_id_values("engine_blob_id"),
+                "primitive_blob_id": _blob_id_values("primitive_blob_id"),
+            }),
+        Api("CacheBlobStore", "s = dnnl.CacheBlobStore($directory)", {"directory": "None"}, {"directory": [
+            ("int", "5", Raises(TYPE, "directory")),
+            ("list", "['/tmp']", Raises(TYPE, "directory")),
+            ("a regular file", "dnnl.__file__", Either(Ok(), Raises(("ValueError", "OSError"), "directory"))),
+            ("NUL in it", "'/tmp/x\\0y'", Raises(("ValueError", "TypeError"), "directory")),
+        ]}, then="s.put('ocl', b'key', b'blob'); s.get('ocl', b'key')"),
+        Api("CacheBlobStore.put", "ok = store.put($runtime, $key, $blob)",
+            {"runtime": "'ocl'", "key": "b'key'", "blob": "b'blob'"}, {
+                "runtime": [
+                    ("unknown", "'cuda'", Raises(VALUE, "runtime")),
+                    ("None", "None", Raises(TYPE_OR_VALUE, "runtime")),
+                    ("bytes", "b'ocl'", Raises(TYPE_OR_VALUE, "runtime")),
+                    ("int", "1", Raises(TYPE_OR_VALUE, "runtime")),
+                ],
+                "key": _blob_id_values("key"),
+                "blob": _blob_id_values("blob"),
+            }, then="store.get('ocl', b'key')"),
+        Api("CacheBlobStore.get", "store.get($runtime, $key)", {"runtime": "'ocl'", "key": "b'key'"}, {
+            "runtime": [("unknown", "'cuda'", Raises(VALUE, "runtime")), ("None", "None", Raises(TYPE_OR_VALUE, "runtime"))],
+            "key": _blob_id_values("key"),
+        }),
         # --- OpenCL on real oneDNN (no GPU engine needed) --------------------------
         Api("ocl.get_engine_cache_blob_id", "blob_id = ocl.get_engine_cache_blob_id($device)",
             {"device": "pocl_dev"}, {"device": v.foreign_handle("cl_device_id", "device", right="pocl_dev")},
@@ -209,11 +274,29 @@ def apis() -> list[Api]:
             {"memory": v.dnnl_object("Memory", "memory")}, library="real"),
         Api("ocl.get_mem_object", "ocl.get_mem_object($memory)", {"memory": "src"},
             {"memory": v.dnnl_object("Memory", "memory")}, library="real"),
+        Api("ocl.make_engine_cached", "e = ocl.make_engine_cached($device, $context, $store)",
+            {"device": "pocl_dev", "context": "pocl_ctx", "store": "store"}, {
+                "device": v.foreign_handle("cl_device_id", "device")[:8],
+                "store": [("str", "'/tmp'", Raises(TYPE, "store")), ("int", "5", Raises(TYPE, "store"))],
+            }, library="real"),
+        Api("ze.make_engine_cached", "e = ze.make_engine_cached($driver, zdev, zctx, $store)",
+            {"driver": "zdrv", "store": "store"}, {
+                "driver": v.foreign_handle("ze_driver", "driver")[:8],
+                "store": [("str", "'/tmp'", Raises(TYPE, "store")), ("int", "5", Raises(TYPE, "store"))],
+            }, library="real"),
         # --- OpenCL GPU engine (stand-in) ------------------------------------------
         Api("ocl.make_engine(cache_blob)", "e = ocl.make_engine(gdev, gctx, $cache_blob)",
             {"cache_blob": "None"},
             {"cache_blob": v.cache_blob("cache_blob", "dnnl_ocl_interop_engine_create_from_cache_blob")},
             library=GPU_LIBRARY, then="ocl.get_device(e)"),
+        Api("ocl.make_engine(cache_blob) on the emulated GPU", "e = ocl.make_engine(gdev, gctx, $cache_blob)",
+            {"cache_blob": "None"}, {"cache_blob": _garbage_blobs("cache_blob", "dnnl_ocl_interop_engine_create_from_cache_blob", "ocl.get_engine_cache_blob(geng)")},
+            library="emulated", then="s = ocl.make_stream(e, gqueue)\ngprim_e = dnnl.reorder(md, md_t, e)\n"
+            "m = ocl.make_memory(md_t, e)\ngprim_e.execute(s, {dnnl.ARG_FROM: ocl.make_memory(md, e, ocl.MemoryKind.BUFFER, gbuf), dnnl.ARG_TO: m}); s.wait()"),
+        Api("core.Primitive(cache_blob) on the emulated GPU", "p = dnnl.Primitive(gpdesc, $cache_blob)",
+            {"cache_blob": "None"}, {"cache_blob": _garbage_blobs("cache_blob", "dnnl_primitive_create_from_cache_blob", "gblob")},
+            library="emulated", then="p.execute(gstrm, {dnnl.ARG_FROM: gsrc, dnnl.ARG_TO: gdst}); gstrm.wait()\n"
+            "assert np.array_equal(read_gpu(gdst), a.T), 'the primitive from this blob computes a wrong result'"),
         Api("ocl.make_stream", "s = ocl.make_stream($engine, $queue)", {"engine": "geng", "queue": "gqueue"}, {
             "engine": v.dnnl_object("Engine", "engine"),
             "queue": v.foreign_handle("cl_command_queue", "queue", right="gqueue"),
@@ -281,6 +364,10 @@ def apis() -> list[Api]:
             {"engine": v.dnnl_object("Engine", "engine")}, library=GPU_LIBRARY),
         Api("ze.get_driver", "ze.get_driver($engine)", {"engine": "zeng"},
             {"engine": v.dnnl_object("Engine", "engine")}, library=GPU_LIBRARY),
+        Api("ze.get_device", "ze.get_device($engine)", {"engine": "zeng"},
+            {"engine": v.dnnl_object("Engine", "engine")[:4]}, library=GPU_LIBRARY),
+        Api("ze.get_context", "ze.get_context($engine)", {"engine": "zeng"},
+            {"engine": v.dnnl_object("Engine", "engine")[:4]}, library=GPU_LIBRARY),
         Api("ze.get_list", "ze.get_list($stream)", {"stream": "zstrm"},
             {"stream": v.dnnl_object("Stream", "stream")}, library=GPU_LIBRARY),
         Api("ze.make_stream", "s = ze.make_stream($engine, $command_list, $profiling)",
@@ -332,6 +419,33 @@ def apis() -> list[Api]:
         # --- Level Zero handle values ------------------------------------------------
         Api("ze.Driver", "h = ze.Driver($handle)", {"handle": "0x1000"}, {"handle": _handle_value_values()}),
         Api("ze.Event", "h = ze.Event($handle)", {"handle": "0x5000"}, {"handle": _handle_value_values()}),
+    ]
+
+
+def _garbage_blobs(name: str, function: str, good: str) -> list:
+    """Cache blobs oneDNN itself parses: any refusal must be clean, never a crash."""
+    refused = Raises(("ValueError", "RuntimeError", "NotImplementedError"), (name, function))
+    either = Either(Ok(), refused)
+    return [
+        ("empty", "b''", Raises(VALUE, (name, function))),
+        ("zeros", "bytes(256)", either),
+        ("random bytes", "bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8))", either),
+        ("truncated", f"{good}[: len({good}) // 2]", either),
+        ("one byte flipped", f"bytes([{good}[0] ^ 0xFF]) + {good}[1:]", either),
+        ("last byte flipped", f"{good}[:-1] + bytes([{good}[-1] ^ 0xFF])", either),
+        ("doubled", f"{good} * 2", either),
+        ("length field huge", f"(2**63).to_bytes(8, 'little') + {good}[8:]", either),
+    ]
+
+
+def _blob_id_values(name: str) -> list:
+    return [
+        ("None", "None", Raises(TYPE, name)),
+        ("empty", "b''", Raises(VALUE, name)),
+        ("str", "'key'", Raises(TYPE, name)),
+        ("int", "5", Raises(TYPE, name)),
+        ("list", "[1, 2]", Raises(TYPE, name)),
+        ("huge", "bytes(2**20 + 1)", Either(Ok(), Raises(VALUE, name))),
     ]
 
 

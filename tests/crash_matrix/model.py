@@ -149,7 +149,7 @@ def judge(case: Case, seen: Observed) -> Verdict:
 
     where = f" ({result.get('phase')})" if result.get("phase") else ""
     if seen.timed_out:
-        return verdict(HUNG, f"no exit after {case.timeout:.0f} s{where}")
+        return verdict(HUNG, f"no exit after {seen.seconds:.0f} s, no progress{where}")
     if seen.signal is not None:
         return verdict(DIED, f"killed by signal {seen.signal}{where}")
     if result.get("outcome") == "fixture-error":

@@ -32,6 +32,23 @@ from .model import Case, Observed, Verdict, judge
 
 TESTS = Path(__file__).resolve().parent.parent
 OUTPUT_TAIL = 4000  # characters of a child's output kept for the report
+# A case past its timeout that still used this much CPU in the last
+# PROGRESS_WINDOW seconds is slow (a loaded machine), not hung: it gets more
+# time, up to SLOW_FACTOR times its timeout. A blocked process uses none.
+PROGRESS_WINDOW = 5.0
+PROGRESS_CPU = 0.5
+SLOW_FACTOR = 3.0
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system, all threads) of a live process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
 def child_environment(standin: str | None) -> dict[str, str]:
@@ -130,6 +147,8 @@ class _Job:
         self.status: int | None = None  # raw waitpid status, once exited
         self.popen: subprocess.Popen | None = None  # fresh cases only
         self.timed_out = False
+        self.deadline = case.timeout
+        self.sample: tuple[float, float] | None = None  # (elapsed, CPU seconds) before the deadline
 
     def start(self, server: ForkServer, env: dict[str, str], workdir: Path) -> None:
         """Fork the case from ``server``, or start a fresh interpreter with ``env``."""
@@ -165,6 +184,20 @@ class _Job:
             if pid:
                 self.status = status
                 self.popen.returncode = 0  # reaped here; keep Popen from waiting again
+
+    def check_time(self, now: float) -> None:
+        """Kill the case if it is past its deadline and not making progress."""
+        elapsed = now - self.started
+        if self.sample is None and elapsed >= self.deadline - PROGRESS_WINDOW:
+            self.sample = (elapsed, cpu_seconds(self.pid) or 0.0)
+        if elapsed < self.deadline:
+            return
+        used = (cpu_seconds(self.pid) or 0.0) - (self.sample[1] if self.sample else 0.0)
+        if used >= PROGRESS_CPU and self.deadline + PROGRESS_WINDOW <= SLOW_FACTOR * self.case.timeout:
+            self.deadline += PROGRESS_WINDOW  # still computing: slow, not hung
+            self.sample = None
+            return
+        self.kill()
 
     def kill(self) -> None:
         self.timed_out = True
@@ -259,8 +292,8 @@ def run_cases(
                 for index, job in list(running.items()):
                     job.poll()
                     if job.status is None:
-                        if job.pid and not job.timed_out and now - job.started > job.case.timeout:
-                            job.kill()
+                        if job.pid and not job.timed_out:
+                            job.check_time(now)
                         continue
                     job.cleanup()
                     del running[index]

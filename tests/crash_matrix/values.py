@@ -40,6 +40,7 @@ DNNL = {
     "MemoryDesc": ("md", "closed_md"),
     "Memory": ("src", "closed_mem"),
     "Primitive": ("prim", "closed_prim"),
+    "PrimitiveDesc": ("pdesc", "closed_pdesc"),
 }
 
 
@@ -266,7 +267,7 @@ def tag(name: str = "tag") -> list:
 
 
 def cache_blob(name: str, function: str) -> list:
-    odd = Either(Ok(), Raises(TYPE_OR_VALUE, (name, function)))
+    odd = Either(Ok(), Raises(("TypeError", "ValueError", "NotImplementedError"), (name, function)))
     return [
         ("str", "'blob'", _not_a(name)),
         ("int", "5", _not_a(name)),

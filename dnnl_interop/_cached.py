@@ -126,16 +126,17 @@ def _blob_or_none(made, blob_of) -> bytes | None:
 
 def make_engine_cached(
     runtime: str,
-    blob_id: bytes,
+    blob_id: Callable[[], bytes],
     store: object,
     make_engine: Callable[[bytes | None], Engine],
     get_blob: Callable[[Engine], bytes],
 ) -> Engine:
-    """An engine of ``runtime`` keyed by its device's ``blob_id``.
+    """An engine of ``runtime``, keyed by its device's id ``blob_id()``.
 
     ``make_engine(blob)`` makes it from a blob, ``make_engine(None)`` afresh.
     """
     store = _store_argument(store)
+    blob_id = blob_id()
     if not blob_id:
         return make_engine(None)
     name = "OpenCL engine" if runtime == "ocl" else "Level Zero engine"

@@ -320,7 +320,7 @@ def make_engine_cached(driver: object, device: object, context: object, store=No
     from ._cached import make_engine_cached as cached
 
     return cached(
-        "ze", get_engine_cache_blob_id(driver, device), store,
+        "ze", lambda: get_engine_cache_blob_id(driver, device), store,
         lambda blob: make_engine(driver, device, context, blob), get_engine_cache_blob,
     )
 

@@ -30,10 +30,10 @@ def rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _opencl_cycles(cycles: int) -> tuple[list[int], list[int], int, bool]:
+def _opencl_cycles(cycles: int) -> tuple[list[int], list[int], int, int]:
     """In a process with the emulated GPU on: reference counts before and after
-    ``cycles`` engine/memory/stream/reorder cycles, the RSS growth, and whether
-    every cycle's data was right."""
+    ``cycles`` engine/memory/stream/reorder cycles, the RSS growth, and how many
+    cycles gave wrong data."""
     from dnnl_interop.testing import emulated_gpu
 
     gpu = emulated_gpu.enable()
@@ -65,10 +65,10 @@ def _opencl_cycles(cycles: int) -> tuple[list[int], list[int], int, bool]:
     queue.finish()
     start_counts = [obj.reference_count for obj in counted]
     before = rss_kb()
-    right = all([cycle() for _ in range(cycles)])
+    wrong = sum(not cycle() for _ in range(cycles))
     gc.collect()
     queue.finish()
-    return start_counts, [obj.reference_count for obj in counted], rss_kb() - before, right
+    return start_counts, [obj.reference_count for obj in counted], rss_kb() - before, wrong
 
 
 def test_opencl_cycles_leave_no_references_behind():
@@ -76,8 +76,8 @@ def test_opencl_cycles_leave_no_references_behind():
     switched on in this one)."""
     from dnnl_interop.testing import emulated_gpu
 
-    start_counts, end_counts, grown, right = emulated_gpu.run_in_child(_opencl_cycles, CYCLES, timeout=1800)
-    assert right, "a reorder gave wrong data"
+    start_counts, end_counts, grown, wrong = emulated_gpu.run_in_child(_opencl_cycles, CYCLES, timeout=1800)
+    assert wrong == 0, f"{wrong} of {CYCLES} reorders gave wrong data"
     assert end_counts == start_counts
     assert grown < RSS_GROWTH_LIMIT_KB, f"RSS grew by {grown} kB over {CYCLES} cycles"
 

@@ -70,6 +70,9 @@ class UncheckedPointer:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("UncheckedPointer is immutable")
 
+    def __reduce__(self):
+        raise TypeError("an UncheckedPointer is an address in this process: it cannot be pickled")
+
     def __repr__(self) -> str:
         return f"dnnl_interop.UncheckedPointer({self.address:#x})"
 

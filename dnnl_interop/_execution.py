@@ -116,13 +116,17 @@ class StreamBase(Owned):
             del pending[id(obj)]
             obj._release(sid)
 
-    def _close_handle(self) -> None:
+    def _close_handle(self, finalizing: bool = False) -> None:
         lock = getattr(self, "_lock", None)
         if lock is None:  # creation failed before the stream was set up
-            return super()._close_handle()
+            return super()._close_handle(finalizing)
         shared = self._shared
         key = -next(shared.call_keys)
-        with lock:  # no submission is under way
+        # A finalizer never blocks: the lock can only be held then by a
+        # daemon thread frozen at interpreter exit (the stream is leaked).
+        if not lock.acquire(blocking=not finalizing):
+            return
+        try:  # no submission is under way
             with shared.lock:
                 handle = self._handle
                 if handle is None:
@@ -134,6 +138,8 @@ class StreamBase(Owned):
             # fails, nothing is known finished: the objects stay alive.
             if lib.dnnl_stream_wait(handle) == 0:
                 self._let_go(float("inf"))
+        finally:
+            lock.release()
         self._release(key)  # the last of this and any wait() still in C destroys
 
     def _finish_work(self) -> None:

@@ -155,17 +155,28 @@ class Owned:
             if stream is not None and stream is not self:
                 stream.wait()
 
-    def _close_handle(self) -> None:
-        """Take the handle out; destroy it now, or when the last user lets go."""
+    def _close_handle(self, finalizing: bool = False) -> None:
+        """Take the handle out; destroy it now, or when the last user lets go.
+
+        ``finalizing``: called from a finalizer, which must never block.
+        """
         shared = self._shared
-        with shared.lock:
+        if not shared.lock.acquire(blocking=not finalizing):
+            return  # only at shutdown, held by a thread that will never run again
+        try:
             handle = getattr(self, "_handle", None)  # unset if creation failed
             if handle is None:
                 return
             self._handle = None
+            self._on_close()
             shared.deferred[id(self)] = (self, handle)
+        finally:
+            shared.lock.release()
         if not self._users:
             self._claim()
+
+    def _on_close(self) -> None:
+        """Called under the lock as the object closes (subclasses clear fast-path state)."""
 
     def _destroy_handle(self, handle) -> None:
         try:
@@ -186,7 +197,7 @@ class Owned:
 
     def __del__(self) -> None:
         try:
-            self._close_handle()
+            self._close_handle(finalizing=True)
         except Exception:  # nothing can be raised from a finalizer
             pass
 
@@ -240,6 +251,8 @@ class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
         handles = []
         try:
             for obj, what in self._objects:
+                if getattr(obj, "_users", None) is None:  # made with __new__ only: never opened
+                    raise ClosedObjectError(f"{what}: this {type(obj).__name__} is closed")
                 obj._use(key)
                 handle = obj._handle
                 if handle is None:
@@ -253,4 +266,5 @@ class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
     def __exit__(self, *exc_info) -> None:
         key = self._key
         for obj, _ in self._objects:
-            obj._release(key)
+            if getattr(obj, "_users", None) is not None:
+                obj._release(key)

@@ -368,10 +368,8 @@ class Memory(Owned):
         memory._use_data(pointers, kept)
         return memory
 
-    def _close_handle(self) -> None:
-        with self._shared.lock:  # reentrant: the base class takes it too
-            self._executable = None
-            super()._close_handle()
+    def _on_close(self) -> None:
+        self._executable = None  # execute reads it: closed memory never reaches C
 
     @property
     def desc(self) -> MemoryDesc:
@@ -425,6 +423,7 @@ class Memory(Owned):
 
     def unmap_data(self, pointer) -> None:
         """Unmap a pointer returned by :meth:`map_data`."""
+        self.handle  # a closed memory says so first
         if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
             raise TypeError(f"pointer: expected the void * map_data returned, got {pointer!r}")
         c_pointer = pointer

@@ -166,10 +166,38 @@ def make_memory(
     return _make_memory(None, desc, engine, kind, handle)
 
 
+def _engine_context(engine: Engine) -> int:
+    """The address of the engine's cl_context (0 if it has none: not an OpenCL engine)."""
+    out = ffi.new("cl_context *")
+    with using((engine, Engine, "engine")) as c_engine:
+        if lib.dnnl_ocl_interop_engine_get_context(c_engine, out):
+            return 0
+    return address_of(out[0])
+
+
+def _check_context(objects, engine: Engine, what: str) -> None:
+    """Refuse pyopencl objects of another context than the engine's.
+
+    oneDNN does not check; OpenCL would fail (or worse) when the work runs.
+    A bare int handle cannot be asked: it is taken as given.
+    """
+    theirs = [(i, obj.context.int_ptr) for i, obj in enumerate(objects) if hasattr(obj, "int_ptr") and
+              hasattr(type(obj), "context")]
+    if not theirs:
+        return
+    ours = _engine_context(engine)
+    for i, context in theirs:
+        if ours and context != ours:
+            name = what if len(objects) == 1 else f"{what}[{i}]"
+            raise ValueError(f"{name}: of another OpenCL context than the engine's")
+
+
 def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: object, handle: object) -> Memory:
     if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
         raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
     kind = MemoryKind(kind)
+    if isinstance(engine, Engine):
+        _check_context(list(handle) if isinstance(handle, (list, tuple)) else [handle], engine, "handle")
     runtime = "ocl_usm" if kind == MemoryKind.USM else "cl_mem"
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
     if is_list:
@@ -199,7 +227,13 @@ def get_memory_kind(memory: Memory) -> MemoryKind:
 
 
 def get_mem_object(memory: Memory):
-    """The memory's OpenCL buffer as a ``pyopencl.Buffer``, or None."""
+    """The memory's OpenCL buffer as a ``pyopencl.Buffer``, or None.
+
+    USM memory has no buffer: oneDNN would hand back its pointer as a
+    ``cl_mem``, which is refused here (``memory.data_handle`` is the pointer).
+    """
+    if get_memory_kind(memory) == MemoryKind.USM:
+        raise ValueError("memory: USM memory has no cl_mem; memory.data_handle is its USM pointer")
     address = get_address(
         lib.dnnl_ocl_interop_memory_get_mem_object, "dnnl_ocl_interop_memory_get_mem_object",
         memory, Memory, "memory", "cl_mem",
@@ -216,6 +250,7 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     """
     with using((memory, Memory, "memory")):  # open, before reading what it holds
         size, data_type = memory._size, memory.desc.data_type
+    _check_context([buffer], memory.engine, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
     handle = [handle]
     if handle[0] == MEMORY_ALLOCATE:
@@ -245,6 +280,8 @@ def execute(
         raise TypeError(f"deps: expected a sequence of OpenCL events, got {type(deps).__name__}")
     deps = tuple(deps)
     events = [required_handle(event, "cl_event", f"deps[{i}]") for i, event in enumerate(deps)]
+    if events and isinstance(stream, Stream):
+        _check_context(deps, stream.engine, "deps")
     c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
     event = ffi.new("cl_event *")
 

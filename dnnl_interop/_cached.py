@@ -96,7 +96,8 @@ def _create_cached(
             refusal = f"oneDNN refused it ({error})"
         else:
             if not gives_blob_back or _blob_or_none(made, blob_of) == blob:
-                logger.debug("%s made from the cache blob in %s", what, store.path_for(runtime, key))
+                if logger.isEnabledFor(logging.DEBUG):
+                    logger.debug("%s made from the cache blob in %s", what, store.path_for(runtime, key))
                 return made
             made.close()
             refusal = "oneDNN made the engine from it but gives back another blob"
@@ -166,8 +167,6 @@ def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
 
     Read from the C engine, so descriptors adopted without their Engine work too.
     """
-    from . import ocl, ze
-
     c_engine = ffi.new("dnnl_engine_t *")
     kind = ffi.new("dnnl_engine_kind_t *")
     with using((desc, PrimitiveDesc, "desc")) as pd:
@@ -179,9 +178,13 @@ def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
         # The getters refuse (INVALID_ARGUMENTS) an engine of another runtime.
         device = ffi.new("cl_device_id *")
         if lib.dnnl_ocl_interop_get_device(engine, device) == 0:
+            from . import ocl
+
             return "ocl", ocl.get_engine_cache_blob_id(device[0])
         driver, ze_device = ffi.new("ze_driver_handle_t *"), ffi.new("ze_device_handle_t *")
         if (lib.dnnl_ze_interop_engine_get_driver(engine, driver) == 0
                 and lib.dnnl_ze_interop_engine_get_device(engine, ze_device) == 0):
+            from . import ze
+
             return "ze", ze.get_engine_cache_blob_id(driver[0], ze_device[0])
     return None, b""

@@ -23,6 +23,13 @@ variants run in alternating fresh processes, ``--runs`` each:
   ``make_primitive_cached(desc, store)``: ids, store read and verification,
   creation from the blob (and, for the engine, the check that it gives the
   blob back);
+* ``store-parts``: the steps of ``store``, made one by one and timed apart
+  in the same process: the ids, ``store.get`` (read and verify), the
+  creation from the blob (and the engine's blob read back). Medians across
+  processes are at the mercy of a noisy machine; the store's share within
+  one process is not, so the overhead is also given as the median over the
+  processes of ``store.get / (ids + creation)`` and
+  ``(ids + store.get) / creation``;
 * ``store-miss``: the same with an empty store: cold creation plus the ids,
   the miss, fetching the new blob and the durable write (fsync).
 
@@ -49,7 +56,7 @@ import sys
 import tempfile
 import time
 
-VARIANTS = ("cold", "direct", "file", "store", "store-miss")
+VARIANTS = ("cold", "direct", "file", "store", "store-parts", "store-miss")
 
 
 def _child(variant: str, directory: str, shape: tuple[int, int]) -> dict:
@@ -81,10 +88,18 @@ def _child(variant: str, directory: str, shape: tuple[int, int]) -> dict:
     elif variant == "file":
         ocl.get_engine_cache_blob_id(gpu.device)
         engine = ocl.make_engine(gpu.device, gpu.context, _read(directory, "engine"))
+    elif variant == "store-parts":
+        key = ocl.get_engine_cache_blob_id(gpu.device)
+        times["engine ids"] = clock() - start
+        start = clock()
+        blob = store.get("ocl", key)
+        times["engine get"] = clock() - start
+        start = clock()
+        engine = ocl.make_engine(gpu.device, gpu.context, blob)
     else:
         engine = ocl.make_engine_cached(gpu.device, gpu.context, store)
     times["engine"] = clock() - start
-    if variant == "direct":  # what make_engine_cached's check that the engine gives the blob back costs
+    if variant in ("direct", "store-parts"):  # make_engine_cached's check that the engine gives the blob back
         start = clock()
         ocl.get_engine_cache_blob(engine)
         times["engine gives back"] = clock() - start
@@ -104,6 +119,15 @@ def _child(variant: str, directory: str, shape: tuple[int, int]) -> dict:
     elif variant == "file":
         cache.compose_key(_cached.engine_of(desc)[1], desc.cache_blob_id)
         primitive = dnnl.Primitive(desc, _read(directory, "primitive"))
+    elif variant == "store-parts":
+        runtime, engine_id = _cached.engine_of(desc)
+        key = cache.compose_key(engine_id, desc.cache_blob_id)
+        times["primitive ids"] = clock() - start
+        start = clock()
+        blob = store.get(runtime, key)
+        times["primitive get"] = clock() - start
+        start = clock()
+        primitive = dnnl.Primitive(desc, blob)
     else:
         primitive = dnnl.make_primitive_cached(desc, store)
     times["primitive"] = clock() - start
@@ -140,7 +164,7 @@ def _ms(seconds: float) -> str:
 def _summary(name: str, values: list[float]) -> float:
     median = statistics.median(values)
     q = statistics.quantiles(values, n=4) if len(values) > 1 else [median, median, median]
-    print(f"  {name:<22} median {_ms(median)}   quartiles [{q[0] * 1e3:.3f} .. {q[2] * 1e3:.3f}] ms")
+    print(f"  {name:<24} median {_ms(median)}   quartiles [{q[0] * 1e3:.3f} .. {q[2] * 1e3:.3f}] ms")
     return median
 
 
@@ -185,6 +209,14 @@ def main() -> None:
         print(f"  store / direct+ids      {m['store'] / m['direct+ids']:6.3f}x  (read and verify on top)")
         print(f"  store / file            {m['store'] / m['file']:6.3f}x  (verify on top)")
         print(f"  store-miss / cold       {m['store-miss'] / m['cold']:6.3f}x  (first run: ids, save)")
+        parts = results["store-parts"]
+        _summary("  (store-parts: ids)", [r[f"{what} ids"] for r in parts])
+        _summary("  (store-parts: get)", [r[f"{what} get"] for r in parts])
+        _summary("  (store-parts: create)", [r[what] for r in parts])
+        over_ids = statistics.median(r[f"{what} get"] / (r[f"{what} ids"] + r[what]) for r in parts)
+        over_direct = statistics.median((r[f"{what} ids"] + r[f"{what} get"]) / r[what] for r in parts)
+        print(f"  within one process: store.get adds {over_ids:6.1%} to ids + creation, "
+              f"ids + store.get add {over_direct:6.1%} to the creation")
     print("\ndescriptor (every variant):")
     _summary("descriptor", [r["descriptor"] for variant in VARIANTS for r in results[variant]])
 

@@ -139,7 +139,7 @@ def loaded_library() -> Library | None:
     return _library
 
 
-def load_library(path: str | os.PathLike[str] | None = None) -> Library:
+def load_library(path: str | bytes | os.PathLike | None = None) -> Library:
     """Find oneDNN, bind every function the headers declare, and return it.
 
     With ``path``, only that file is tried. Without it, the search described
@@ -148,6 +148,8 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
     Raises :class:`LibraryNotFoundError` listing every place tried.
     """
     global _library
+    if path is not None:
+        path = _path_argument(path)
     with _lock:
         if _library is not None:
             if path is None or os.path.realpath(path) == os.path.realpath(_library.path):
@@ -169,6 +171,18 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
             _library = _bind(handle, preloaded, notes)
             return _library
         raise LibraryNotFoundError(attempts)
+
+
+def _path_argument(path: object) -> str:
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"path: expected a str, bytes or os.PathLike, got {type(path).__name__}") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if "\0" in path:
+        raise ValueError(f"path: contains a NUL byte: {path!r}")
+    return path
 
 
 def _places(path) -> list[tuple[str, str]]:
@@ -372,10 +386,18 @@ def version() -> Version:
     return require("dnnl_version").version
 
 
+_C_INT = 2 ** (8 * ffi.sizeof("int") - 1)
+
+
 def set_verbose(level: int) -> None:
     """Set oneDNN's verbose level (0 silences it; it prints to stdout)."""
+    if isinstance(level, bool) or not hasattr(type(level), "__index__"):
+        raise TypeError(f"level: expected an int, got {type(level).__name__}")
+    level = level.__index__()
+    if not -_C_INT <= level < _C_INT:
+        raise ValueError(f"level: {level} does not fit a C int")
     require("dnnl_set_verbose")
-    check(lib.dnnl_set_verbose(int(level)), "dnnl_set_verbose")
+    check(lib.dnnl_set_verbose(level), "dnnl_set_verbose")
 
 
 def _rebind(path: str) -> Library:

@@ -620,3 +620,33 @@ def test_checked_passes_real_answers_through(real_dnnl):
     count = checked(lib.dnnl_engine_get_count(lib.dnnl_cpu), "dnnl_engine_get_count")
     assert count == lib.dnnl_engine_get_count(lib.dnnl_cpu)
     assert checked(None, "dnnl_version") is None  # nothing answered by a stub
+
+
+# --- arguments are checked before anything is loaded ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [(5, TypeError), (["x"], TypeError), (3.5, TypeError), ("/tmp/lib\0dnnl.so", ValueError)],
+)
+def test_load_library_refuses_a_path_of_the_wrong_kind_naming_it(bad, error):
+    """A path that is not a str, bytes or os.PathLike, or that holds a NUL
+    byte, raises before anything is tried, naming the argument."""
+    with pytest.raises(error, match="^path: "):
+        dnnl_interop.load_library(bad)
+
+
+def test_load_library_takes_a_bytes_path(real_dnnl):
+    assert dnnl_interop.load_library(os.fsencode(REAL_LIBRARY)) is real_dnnl
+
+
+@pytest.mark.parametrize("bad", [None, 1.5, "1", True, [], __import__("fractions").Fraction(1)])
+def test_set_verbose_takes_only_an_int_level(real_dnnl, bad):
+    with pytest.raises(TypeError, match="^level: expected an int"):
+        dnnl_interop.set_verbose(bad)
+
+
+@pytest.mark.parametrize("bad", [2**31, -(2**31) - 1, 2**64])
+def test_set_verbose_refuses_a_level_no_c_int_holds(real_dnnl, bad):
+    with pytest.raises(ValueError, match="^level: .* does not fit a C int"):
+        dnnl_interop.set_verbose(bad)

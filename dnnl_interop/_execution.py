@@ -33,6 +33,21 @@ _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _MISSING = object()
+_exiting = False  # set at interpreter exit: threads still running submit nothing new
+
+
+def finish_all_streams() -> None:
+    """At interpreter exit: refuse new work, then finish every stream's work,
+    before anything it uses is finalized."""
+    global _exiting
+    _exiting = True
+    for ref in list(Owned._shared.streams.valuerefs()):
+        stream = ref()
+        if stream is not None:
+            try:
+                stream.wait()
+            except Exception:
+                pass
 
 
 class StreamBase(Owned):
@@ -175,6 +190,8 @@ def submit(
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
+    if _exiting:
+        raise RuntimeError("the interpreter is exiting: no new work is submitted")
     sid = id(stream)
     lock = stream._lock
     lock.acquire()

@@ -21,7 +21,7 @@ import atexit
 import operator
 
 from ._buffers import UncheckedPointer, device_handle, host_buffer
-from ._execution import StreamBase, submit
+from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
 from ._owned import Owned, using
 from .errors import check
@@ -240,17 +240,10 @@ class Stream(StreamBase):
         return self._kept(0)
 
 
-# Interpreter exit: finish every stream's work before anything it uses is
-# finalized; a process must not exit while oneDNN writes into its memory.
-def _finish_all_streams() -> None:
-    for stream in list(Owned._shared.streams.values()):
-        try:
-            stream.wait()
-        except Exception:
-            pass
-
-
-atexit.register(_finish_all_streams)
+# Interpreter exit: no new work, and every stream's work finished before
+# anything it uses is finalized; a process must not exit while oneDNN writes
+# into its memory.
+atexit.register(finish_all_streams)
 
 
 def _dims(shape: object) -> tuple[int, ...]:

@@ -102,6 +102,30 @@ _FORMAT_TAGS: dict[str, int] = {
 _FORMAT_TAGS["any"] = lib.dnnl_format_tag_any
 
 
+# The plain (letters-only) tag of each tag value: "nchw" is "abcd".
+_PLAIN_TAGS: dict[int, str] = {}
+for _name, _value in sorted(_FORMAT_TAGS.items(), key=lambda item: len(item[0])):
+    if _name.isalpha() and _name.islower() and set(_name) <= set("abcdefghijkl"):
+        _PLAIN_TAGS.setdefault(_value, _name)
+_NUMPY_NAMES = {data_type: name for name, data_type in _NUMPY_TYPES.items()}
+
+
+def _tag_rank(tag: str) -> int | None:
+    """How many dimensions a tag lays out (distinct letters), None if unknown ("any")."""
+    letters = {ch.lower() for ch in _PLAIN_TAGS.get(_FORMAT_TAGS[tag], tag) if ch.isalpha()}
+    if tag == "any" or not letters <= set("abcdefghijkl"):
+        return None
+    return len(letters)
+
+
+def _plain_order(tag: str, ndim: int) -> list[int] | None:
+    """Axes from outermost to innermost of a plain layout, None for a blocked one."""
+    plain = _PLAIN_TAGS.get(_FORMAT_TAGS.get(tag, -1))
+    if plain is None or len(plain) != ndim:
+        return None
+    return [ord(ch) - ord("a") for ch in plain]
+
+
 def format_tags() -> list[str]:
     """Every format tag name oneDNN 3.13 knows ("ab", "acdb", "nChw16c", ...)."""
     return sorted(_FORMAT_TAGS)
@@ -285,6 +309,9 @@ class MemoryDesc(Owned):
             raise TypeError(f"tag: expected a format tag name, got {type(tag).__name__}")
         if tag not in _FORMAT_TAGS:
             raise ValueError(f"tag: unknown format tag {tag!r}; see dnnl_interop.format_tags()")
+        rank = _tag_rank(tag)
+        if rank is not None and rank != len(shape):
+            raise ValueError(f"tag: {tag!r} lays out {rank} dimensions, the shape has {len(shape)}")
         self.shape = shape
         self.data_type = _data_type(dtype)
         self.tag = tag
@@ -302,6 +329,45 @@ class MemoryDesc(Owned):
         """Bytes a buffer for this descriptor needs."""
         with using((self, MemoryDesc, "desc")) as md:
             return lib.dnnl_memory_desc_get_size(md)
+
+    nbytes = size
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        """The numpy dtype of the data type, or None for types numpy cannot name (bf16, ...)."""
+        import numpy
+
+        name = _NUMPY_NAMES.get(self.data_type)
+        return None if name is None else numpy.dtype(name)
+
+    @property
+    def strides(self) -> tuple[int, ...] | None:
+        """numpy-style strides in bytes of a plain layout ("ab", "ba", "acdb", ...);
+        None for blocked layouts ("aBcd16b", ...), which no strides describe."""
+        order = _plain_order(self.tag, len(self.shape))
+        dtype = self.dtype
+        if order is None or dtype is None:
+            return None
+        strides = [0] * len(self.shape)
+        step = dtype.itemsize
+        for axis in reversed(order):  # the innermost axis is the last letter of the tag
+            strides[axis] = step
+            step *= self.shape[axis]
+        return tuple(strides)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryDesc):
+            return NotImplemented
+        return (self.shape, self.data_type, _FORMAT_TAGS[self.tag]) == (
+            other.shape, other.data_type, _FORMAT_TAGS[other.tag]
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.data_type, _FORMAT_TAGS[self.tag]))
 
     def __copy__(self) -> MemoryDesc:
         return MemoryDesc(self.shape, self.data_type, self.tag)
@@ -388,6 +454,8 @@ class Memory(Owned):
         """
         if _sentinel_is_allocate(buffer):
             raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
+        if any(isinstance(key, tuple) and key[0] == "view" for key in self._users):
+            raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
         size, data_type = self._size, self.desc.data_type
         if self.engine._runtime == "native":
             pointer, kept = host_buffer(buffer, size, data_type, "buffer")
@@ -423,6 +491,24 @@ class Memory(Owned):
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
 
+    def __array__(self, dtype=None, copy=None):
+        """``numpy.asarray(memory)``: a view of the data, without a copy.
+
+        For memory on the CPU engine with a plain layout ("ab", "ba",
+        "acdb", ...) and a type numpy knows. The view's shape is the
+        descriptor's, its strides follow the layout. While a view exists the
+        memory's buffer stays valid: closing the memory destroys it only once
+        the last view is gone, and ``set_data_handle`` is refused.
+        """
+        import numpy
+
+        if copy is False and dtype is not None:
+            raise ValueError("a view cannot change the dtype")
+        view = numpy.asarray(_HostView(self))
+        if dtype is not None:
+            return view.astype(dtype)
+        return view.copy() if copy else view
+
     def _use_data(self, pointers, kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
         self._keep = self._keep[:2] + (kept,)
@@ -430,6 +516,50 @@ class Memory(Owned):
             self._size = self.desc.size
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
         self._executable = self._handle if has_data else None
+
+
+class _HostView:
+    """What a numpy view of a Memory's buffer holds on to (its ``base``).
+
+    It is a user of the memory's handle, so the buffer stays valid for as
+    long as the view lives, whatever happens to the Memory object.
+    """
+
+    __slots__ = ("_memory", "_key", "__array_interface__")
+
+    def __init__(self, memory: Memory):
+        if not isinstance(memory, Memory):
+            raise TypeError(f"expected a dnnl_interop.Memory, got {type(memory).__name__}")
+        desc = memory.desc
+        if memory.engine._runtime != "native":
+            raise TypeError(
+                "memory: not host memory (an OpenCL or Level Zero engine); read it through "
+                "the runtime (pyopencl, ze) or map_data"
+            )
+        strides, dtype = desc.strides, desc.dtype
+        if dtype is None:
+            raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")
+        if strides is None:
+            raise TypeError(f"memory: the {desc.tag!r} layout is blocked; no numpy view describes it")
+        self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
+        with using((memory, Memory, "memory")):
+            memory._use(self._key)
+            address = memory.data_handle
+        if not address:
+            memory._release(self._key)
+            raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": desc.shape,
+            "typestr": dtype.str,
+            "strides": strides,
+            "data": (address, False),
+        }
+
+    def __del__(self) -> None:
+        memory = getattr(self, "_memory", None)
+        if memory is not None:
+            memory._release(self._key)
 
 
 def _is_usm(memory: Memory) -> bool:

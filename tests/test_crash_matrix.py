@@ -11,13 +11,16 @@ The cases are in ``tests/crash_matrix/``; ``python -m crash_matrix show NAME``
 
 The matrix runs once per session, in parallel; each test below reports one
 section (a crash class and a function group), so a failure names what died,
-with the child's output.
+with the child's output. ``CRASH_MATRIX_JSON=FILE`` also writes every
+verdict to FILE.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,10 +62,20 @@ def matrix(standin_library, request):
         CASES, standin=str(standin_library), on_server=lambda pid: server.update(_inspect_server(pid))
     )
     result = Matrix(verdicts, time.monotonic() - started, server)
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        request.addfinalizer(lambda: reporter.write_line("\n" + report.summary(verdicts, result.seconds)))
+    request.config.pluginmanager.register(_Summary(result), "crash-matrix-summary")
+    if os.environ.get("CRASH_MATRIX_JSON"):  # every verdict with its output, for a closer look
+        Path(os.environ["CRASH_MATRIX_JSON"]).write_text(json.dumps(report.as_json(verdicts, result.seconds)))
     return result
+
+
+class _Summary:
+    """Prints the case count and the verdicts by class at the end of the session."""
+
+    def __init__(self, matrix: Matrix):
+        self.matrix = matrix
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.write_line(report.summary(self.matrix.verdicts, self.matrix.seconds))
 
 
 @pytest.mark.parametrize("section", SECTIONS)

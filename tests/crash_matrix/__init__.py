@@ -1,18 +1,36 @@
 """The crash matrix: the public API of dnnl_interop under bad input and misuse.
 
 Every case is a snippet of plain user code run in a process of its own
-(``runner``), after the fixtures it names (``fixtures``), and must end in a
-clean success or a clean exception of the expected class whose message
-names the argument (``model``): never a death by signal, never a hang.
+(``runner``, ``forkserver``, ``child``), after the fixtures it names
+(``fixtures``), and must end in a clean success or a clean exception of the
+expected class whose message names the argument (``model``): never a death
+by signal, never a hang.
 
 * ``generated``: every public function × each argument position × bad
   values (``values``);
-* ``sequences_*``: hand-written misuse sequences, by crash class.
+* ``sequences_lifetime``: in-flight work dropped, closed or re-pointed;
+  interpreter exit with work in flight;
+* ``sequences_threads``: concurrent close, close during execute and wait,
+  garbage collection in another thread, first calls and fork while loading;
+* ``sequences_objects``: copies and pickles, closed objects and their
+  children, objects of another engine, context or runtime, results the
+  issue found silently wrong;
+* ``sequences_loader``: ``load_library`` pointed at what is not a library.
+
+Each case names the library its process binds: ``real`` (oneDNN 3.13, CPU
+engine), ``emulated`` (real oneDNN's OpenCL GPU engine on the emulated GPU of
+``dnnl_interop.testing``), ``emulated-ze`` (its Level Zero engine on the
+emulated Level Zero loader), ``standin`` (the test-only stand-in of
+``tests/standin``: GPU-engine bad-input cases, which are refused before C and
+cost a tenth of an emulated engine) or ``none`` (nothing bound first).
 
 Out of scope: an int (or anything whose ``__index__``/``int_ptr`` gives one)
 that is in the range of addresses but points at nothing valid, given as a
 handle, a buffer or a pointer. No binding can tell it from a real address,
 so no such case exists (see ``values``).
+
+Run outside pytest, from ``tests/``: ``python -m crash_matrix run [-k TEXT]``;
+``python -m crash_matrix show NAME`` prints a case as a standalone program.
 """
 
 from __future__ import annotations

@@ -32,13 +32,30 @@ from .model import Case, Observed, Verdict, judge
 
 TESTS = Path(__file__).resolve().parent.parent
 OUTPUT_TAIL = 4000  # characters of a child's output kept for the report
-# A case past its timeout that still used this much CPU in the last
-# PROGRESS_WINDOW seconds is slow (a loaded machine), not hung: it gets more
-# time, up to SLOW_FACTOR times its timeout. A blocked process uses none.
+# A case past its timeout that still used CPU in the last PROGRESS_WINDOW
+# seconds, or has a thread running or waiting on the disk, is slow (a loaded
+# machine), not hung: it gets more time, up to SLOW_FACTOR times its timeout.
+# A deadlocked process sleeps: no CPU, every thread in S state.
 PROGRESS_WINDOW = 5.0
-PROGRESS_CPU = 0.5
+PROGRESS_CPU = 0.05
 SLOW_FACTOR = 3.0
 _TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _busy_threads(pid: int) -> bool:
+    """Whether a thread of ``pid`` is running, runnable or in disk wait."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                if stat.read().rpartition(")")[2].split()[0] in ("R", "D"):
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -193,7 +210,8 @@ class _Job:
         if elapsed < self.deadline:
             return
         used = (cpu_seconds(self.pid) or 0.0) - (self.sample[1] if self.sample else 0.0)
-        if used >= PROGRESS_CPU and self.deadline + PROGRESS_WINDOW <= SLOW_FACTOR * self.case.timeout:
+        progressing = used >= PROGRESS_CPU or _busy_threads(self.pid)
+        if progressing and self.deadline + PROGRESS_WINDOW <= SLOW_FACTOR * self.case.timeout:
             self.deadline += PROGRESS_WINDOW  # still computing: slow, not hung
             self.sample = None
             return

@@ -65,11 +65,13 @@ def _transpose(engine, stream, lz, source: np.ndarray, deps=()) -> np.ndarray:
     src, dst = lz.shared(source.shape, source.dtype), lz.shared(source.shape[::-1], source.dtype)
     src.array[:] = source
     dst.array[:] = 0
-    with dnnl.reorder(desc, out_desc, engine) as primitive:
-        with ze.make_memory(desc, engine, src.array) as src_memory, \
-                ze.make_memory(out_desc, engine, dst.array) as dst_memory:
-            event = ze.execute(primitive, stream, {dnnl.ARG_FROM: src_memory, dnnl.ARG_TO: dst_memory}, deps)
-            stream.wait()
+    with (
+        dnnl.reorder(desc, out_desc, engine) as primitive,
+        ze.make_memory(desc, engine, src.array) as src_memory,
+        ze.make_memory(out_desc, engine, dst.array) as dst_memory,
+    ):
+        event = ze.execute(primitive, stream, {dnnl.ARG_FROM: src_memory, dnnl.ARG_TO: dst_memory}, deps)
+        stream.wait()
     assert event is None  # oneDNN 3.13 reports no event on interop streams
     return dst.array.copy()
 
@@ -146,6 +148,16 @@ def test_the_stream_keeps_its_engine_and_list_object_until_it_closes(lz):
     gc.collect()
     assert refs[1]() is None  # the list wrapper is released with the stream
     assert refs[0]() is None  # and so is the engine nothing else holds
+
+
+def test_a_stream_made_without_a_list_gets_a_command_list_of_its_own(lz, engine):
+    # The stand-in's dnnl_stream_create gave a Level Zero engine a stream
+    # without a list; oneDNN creates one on the engine's context.
+    with dnnl.Stream(engine) as own:
+        command_list = ze.get_list(own)
+        assert command_list and command_list != lz.command_list
+        data = np.arange(5 * 7, dtype=np.float32).reshape(5, 7)
+        np.testing.assert_array_equal(_transpose(engine, own, lz, data), data.T)
 
 
 @pytest.mark.parametrize("handles", [[dnnl.MEMORY_ALLOCATE], (dnnl.MEMORY_ALLOCATE,)], ids=["list", "tuple"])
@@ -237,10 +249,14 @@ def test_execute_with_deps_in_every_handle_form_returns_no_event(lz, engine, str
 
 def test_a_primitive_of_another_engine_is_refused_naming_the_stream(lz, engine, stream):
     desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
-    with ze.make_engine(lz.driver, lz.device, lz.context) as other, dnnl.reorder(desc, desc, other) as primitive:
-        with ze.make_memory(desc, engine) as src, ze.make_memory(desc, engine) as dst:
-            with pytest.raises(dnnl.InvalidArgumentsError, match="stream: on another engine than the primitive"):
-                ze.execute(primitive, stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    with (
+        ze.make_engine(lz.driver, lz.device, lz.context) as other,
+        dnnl.reorder(desc, desc, other) as primitive,
+        ze.make_memory(desc, engine) as src,
+        ze.make_memory(desc, engine) as dst,
+        pytest.raises(dnnl.InvalidArgumentsError, match="stream: on another engine than the primitive"),
+    ):
+        ze.execute(primitive, stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
 
 
 # --- cache blobs ------------------------------------------------------------------------

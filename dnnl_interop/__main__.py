@@ -19,8 +19,8 @@ Exit codes
    are listed
 4  pyopencl cannot be imported
 5  pyopencl works but lists no OpenCL platform
-6  (``--emulated-gpu``) the emulated GPU could not be switched on, or oneDNN
-   made no engine on it
+6  (``--emulated-gpu``, ``--emulated-level-zero``) the emulation could not be
+   switched on, or oneDNN made no engine on it
 
 Whatever is missing, everything that could be found is still reported, and a
 one-line summary of what is missing goes to stderr.
@@ -77,6 +77,19 @@ it could not be probed), ``device`` {``name``, ``type``, ``vendor_id``,
 ``cache_blob_id`` (as above) and ``cache_blob`` ({``ok``, ``length``} or
 {``ok``: false, ``error``}).
 
+``info --emulated-level-zero`` reports the emulated Level Zero driver and
+device of ``dnnl_interop.testing.emulated_level_zero`` as oneDNN sees them,
+probed in a child process with the loader on: ``schema``, ``exit_code``,
+``error``, ``loader`` {``path``, ``soname``, ``device_selector``: the
+ONEAPI_DEVICE_SELECTOR it runs with}, ``driver`` {``handle``: int,
+``version``: what zeIntelGetDriverVersionString answers}, ``device``
+{``handle``, ``name``, ``uuid``: 32 hex digits, ``ip_version``: int,
+``opencl_device``: the emulated OpenCL GPU with that UUID}, ``onednn`` (as
+above), ``cache_blob_id`` (as above), ``engine`` ({``ok``: true, ``error``:
+null, ``same_handles``: whether oneDNN's engine gives back the driver, device
+and context it was made on} or {``ok``: false, ``error``, ``same_handles``:
+null}) and ``cache_blob`` (as above, null if no engine).
+
 An error object is {``class``: the exception class name (e.g.
 "InvalidArgumentsError"), ``status``: the oneDNN status name (e.g.
 "INVALID_ARGUMENTS") or null, ``code``: the status or OpenCL error code or
@@ -107,11 +120,18 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     info.add_argument("--json", action="store_true", help="print one JSON document")
-    info.add_argument(
+    emulated = info.add_mutually_exclusive_group()
+    emulated.add_argument(
         "--emulated-gpu",
         action="store_true",
         help="report the emulated Intel GPU (dnnl_interop.testing) as oneDNN sees it, "
         "probed in a child process; exit 6 if oneDNN makes no engine on it",
+    )
+    emulated.add_argument(
+        "--emulated-level-zero",
+        action="store_true",
+        help="report the emulated Level Zero driver and device (dnnl_interop.testing) as oneDNN "
+        "sees them, probed in a child process; exit 6 if oneDNN makes no engine on them",
     )
     from . import _cache_cli
 
@@ -124,6 +144,8 @@ def _info(args: argparse.Namespace) -> int:
 
     if args.emulated_gpu:
         return _emulated_gpu_info(args, _info)
+    if args.emulated_level_zero:
+        return _emulated_level_zero_info(args, _info)
     facts = _info.collect()
     if args.json:
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
@@ -146,6 +168,19 @@ def _emulated_gpu_info(args: argparse.Namespace, _info) -> int:
     if facts["exit_code"]:
         print(f"dnnl-interop info --emulated-gpu: no engine on the emulated GPU (exit {facts['exit_code']})",
               file=sys.stderr)
+    return facts["exit_code"]
+
+
+def _emulated_level_zero_info(args: argparse.Namespace, _info) -> int:
+    facts = _info.collect_emulated_level_zero()
+    if args.json:
+        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+    else:
+        sys.stdout.write(_info.render_emulated_level_zero(facts))
+    sys.stdout.flush()
+    if facts["exit_code"]:
+        print(f"dnnl-interop info --emulated-level-zero: no engine on the emulated Level Zero device "
+              f"(exit {facts['exit_code']})", file=sys.stderr)
     return facts["exit_code"]
 
 

@@ -497,3 +497,122 @@ def render_emulated_gpu(facts: dict) -> str:
         text = f"{blob['length']} bytes" if blob["ok"] else f"error: {_error_text(blob['error'])}"
         _field(lines, "  ", "cache blob", text, 14)
     return "\n".join(lines) + "\n"
+
+
+# --- info --emulated-level-zero ---------------------------------------------------
+
+
+def _probe_emulated_level_zero() -> dict:
+    """In a process with the emulated Level Zero loader on: its driver and device as oneDNN sees them."""
+    from dnnl_interop import ze
+    from dnnl_interop.testing import emulated_level_zero
+
+    facts: dict = {
+        "loader": None, "driver": None, "device": None, "onednn": None,
+        "engine": None, "cache_blob_id": None, "cache_blob": None,
+    }
+    with stdout_to_stderr():
+        lz = emulated_level_zero.enable()
+        facts["loader"] = {
+            "path": str(emulated_level_zero.loader_path()),
+            "soname": emulated_level_zero.LOADER_SONAME,
+            "device_selector": os.environ.get("ONEAPI_DEVICE_SELECTOR"),
+        }
+        # What the loader answers oneDNN: zeIntelGetDriverVersionString gives
+        # the OpenCL runtime's version, zeDeviceGetProperties the rest.
+        facts["driver"] = {"handle": int(lz.driver), "version": lz.gpu.device.driver_version}
+        facts["device"] = {
+            "handle": int(lz.device),
+            "name": lz.name,
+            "uuid": lz.uuid.hex(),
+            "ip_version": lz.ip_version,
+            "opencl_device": lz.gpu.device.name,
+        }
+        onednn, library = _collect_onednn()
+        facts["onednn"] = {"path": onednn["path"], "version": onednn["version"], "error": onednn["error"]}
+        if library is None:
+            return facts
+        try:
+            blob_id = ze.get_engine_cache_blob_id(lz.driver, lz.device)
+        except Exception as exc:
+            facts["cache_blob_id"] = {"ok": False, "error": _error(exc)}
+        else:
+            facts["cache_blob_id"] = {
+                "ok": True, "sha256": hashlib.sha256(blob_id).hexdigest(), "length": len(blob_id),
+            }
+        try:
+            engine = ze.make_engine(lz.driver, lz.device, lz.context)
+        except Exception as exc:
+            facts["engine"] = {"ok": False, "error": _error(exc), "same_handles": None}
+            return facts
+        with engine:
+            given_back = (ze.get_driver(engine), ze.get_device(engine), ze.get_context(engine))
+            facts["engine"] = {
+                "ok": True, "error": None, "same_handles": given_back == (lz.driver, lz.device, lz.context),
+            }
+            try:
+                blob = ze.get_engine_cache_blob(engine)
+            except Exception as exc:
+                facts["cache_blob"] = {"ok": False, "error": _error(exc)}
+            else:
+                facts["cache_blob"] = {"ok": True, "length": len(blob)}
+    return facts
+
+
+def collect_emulated_level_zero() -> dict:
+    """The facts of ``info --emulated-level-zero``, gathered in a child process with the loader on."""
+    from dnnl_interop.errors import LibraryNotFoundError
+    from dnnl_interop.testing import emulated_level_zero
+
+    facts = {"schema": SCHEMA, "exit_code": EXIT_OK, "error": None}
+    try:
+        facts.update(emulated_level_zero.run_in_child(_probe_emulated_level_zero))
+    except LibraryNotFoundError as exc:  # enable() asks oneDNN whether it reaches the loader
+        facts["error"] = _error(exc)
+        facts["exit_code"] = EXIT_NO_ONEDNN
+        return facts
+    except Exception as exc:  # no loader, no Intel runtime, or the child failed
+        facts["error"] = _error(exc)
+    engine = facts.get("engine")
+    if facts["error"] is None and facts["onednn"]["error"] is not None:
+        facts["exit_code"] = EXIT_NO_ONEDNN
+    elif facts["error"] is not None or not (engine and engine["ok"]):
+        facts["exit_code"] = EXIT_NO_EMULATED_GPU
+    return facts
+
+
+def _uuid_text(hex_digits: str) -> str:
+    parts = (hex_digits[:8], hex_digits[8:12], hex_digits[12:16], hex_digits[16:20], hex_digits[20:])
+    return "-".join(parts)
+
+
+def render_emulated_level_zero(facts: dict) -> str:
+    lines = ["emulated Level Zero (dnnl_interop.testing.emulated_level_zero, in a child process)"]
+    if facts["error"] is not None:
+        lines.append(f"  NOT AVAILABLE: {_error_text(facts['error'])}")
+        return "\n".join(lines) + "\n"
+    loader, driver, device, onednn = facts["loader"], facts["driver"], facts["device"], facts["onednn"]
+    _field(lines, "  ", "loader", f"{loader['path']} (as {loader['soname']})", 14)
+    _field(lines, "  ", "SYCL devices", f"ONEAPI_DEVICE_SELECTOR={loader['device_selector']}", 14)
+    _field(lines, "  ", "driver", f"{driver['handle']:#x}, version {driver['version']}", 14)
+    _field(lines, "  ", "device", f"{device['handle']:#x}, {device['name']}", 14)
+    _field(lines, "  ", "UUID", _uuid_text(device["uuid"]), 14)
+    _field(lines, "  ", "IP version", f"{device['ip_version']:#010x}", 14)
+    _field(lines, "  ", "OpenCL twin", f"{device['opencl_device']} (the emulated GPU, same UUID)", 14)
+    if onednn["error"] is not None:
+        _field(lines, "  ", "oneDNN", f"not loaded: {_error_text(onednn['error'])}", 14)
+        return "\n".join(lines) + "\n"
+    _field(lines, "  ", "oneDNN", f"{onednn['version']} ({onednn['path']})", 14)
+    engine, blob_id, blob = facts["engine"], facts["cache_blob_id"], facts["cache_blob"]
+    if blob_id["ok"]:
+        _field(lines, "  ", "cache blob id", f"{blob_id['length']} bytes, sha256 {blob_id['sha256']}", 14)
+    else:
+        _field(lines, "  ", "cache blob id", f"error: {_error_text(blob_id['error'])}", 14)
+    if not engine["ok"]:
+        _field(lines, "  ", "ze engine", f"no: {_error_text(engine['error'])}", 14)
+        return "\n".join(lines) + "\n"
+    same = "the same" if engine["same_handles"] else "OTHER"
+    _field(lines, "  ", "ze engine", f"yes; it gives back {same} driver, device and context", 14)
+    text = f"{blob['length']} bytes" if blob["ok"] else f"error: {_error_text(blob['error'])}"
+    _field(lines, "  ", "cache blob", text, 14)
+    return "\n".join(lines) + "\n"

@@ -88,7 +88,8 @@ ONEAPI_DEVICE_SELECTOR it runs with}, ``driver`` {``handle``: int,
 above), ``cache_blob_id`` (as above), ``engine`` ({``ok``: true, ``error``:
 null, ``same_handles``: whether oneDNN's engine gives back the driver, device
 and context it was made on} or {``ok``: false, ``error``, ``same_handles``:
-null}) and ``cache_blob`` (as above, null if no engine).
+null}) and ``cache_blob`` (as above, null if no engine). Each is null when
+``error`` says why nothing could be probed.
 
 An error object is {``class``: the exception class name (e.g.
 "InvalidArgumentsError"), ``status``: the oneDNN status name (e.g.
@@ -179,8 +180,9 @@ def _emulated_level_zero_info(args: argparse.Namespace, _info) -> int:
         sys.stdout.write(_info.render_emulated_level_zero(facts))
     sys.stdout.flush()
     if facts["exit_code"]:
-        print(f"dnnl-interop info --emulated-level-zero: no engine on the emulated Level Zero device "
-              f"(exit {facts['exit_code']})", file=sys.stderr)
+        reason = ("no usable oneDNN" if facts["exit_code"] == _info.EXIT_NO_ONEDNN
+                  else "no engine on the emulated Level Zero device")
+        print(f"dnnl-interop info --emulated-level-zero: {reason} (exit {facts['exit_code']})", file=sys.stderr)
     return facts["exit_code"]
 
 

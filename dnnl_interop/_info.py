@@ -502,15 +502,15 @@ def render_emulated_gpu(facts: dict) -> str:
 # --- info --emulated-level-zero ---------------------------------------------------
 
 
+_LEVEL_ZERO_FACTS = ("loader", "driver", "device", "onednn", "cache_blob_id", "engine", "cache_blob")
+
+
 def _probe_emulated_level_zero() -> dict:
     """In a process with the emulated Level Zero loader on: its driver and device as oneDNN sees them."""
     from dnnl_interop import ze
     from dnnl_interop.testing import emulated_level_zero
 
-    facts: dict = {
-        "loader": None, "driver": None, "device": None, "onednn": None,
-        "engine": None, "cache_blob_id": None, "cache_blob": None,
-    }
+    facts: dict = dict.fromkeys(_LEVEL_ZERO_FACTS)
     with stdout_to_stderr():
         lz = emulated_level_zero.enable()
         facts["loader"] = {
@@ -564,7 +564,7 @@ def collect_emulated_level_zero() -> dict:
     from dnnl_interop.errors import LibraryNotFoundError
     from dnnl_interop.testing import emulated_level_zero
 
-    facts = {"schema": SCHEMA, "exit_code": EXIT_OK, "error": None}
+    facts = {"schema": SCHEMA, "exit_code": EXIT_OK, "error": None, **dict.fromkeys(_LEVEL_ZERO_FACTS)}
     try:
         facts.update(emulated_level_zero.run_in_child(_probe_emulated_level_zero))
     except LibraryNotFoundError as exc:  # enable() asks oneDNN whether it reaches the loader

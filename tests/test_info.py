@@ -329,3 +329,127 @@ def test_the_package_and_the_cli_module_import_neither_pyopencl_nor_numpy():
     result = run(code=code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[]", "None"]
+
+
+# --- info --emulated-level-zero -----------------------------------------------------------
+
+
+def _level_zero_as_seen_here() -> dict:
+    """In a child with the emulated Level Zero loader on: the same facts, asked directly."""
+    import hashlib
+
+    from dnnl_interop import ze
+    from dnnl_interop.testing import emulated_level_zero
+
+    lz = emulated_level_zero.enable()
+    blob_id = ze.get_engine_cache_blob_id(lz.driver, lz.device)
+    with ze.make_engine(lz.driver, lz.device, lz.context) as engine:
+        blob = ze.get_engine_cache_blob(engine)
+    return {
+        "loader": str(emulated_level_zero.loader_path()),
+        "name": lz.name,
+        "uuid": lz.uuid.hex(),
+        "ip_version": lz.ip_version,
+        "driver_version": lz.gpu.device.driver_version,
+        "opencl_device": lz.gpu.device.name,
+        "blob_id_sha256": hashlib.sha256(blob_id).hexdigest(),
+        "blob_id_length": len(blob_id),
+        "blob_length": len(blob),
+    }
+
+
+@pytest.fixture(scope="module")
+def level_zero_here() -> dict:
+    from dnnl_interop.testing import emulated_level_zero
+
+    return emulated_level_zero.run_in_child(_level_zero_as_seen_here)
+
+
+@pytest.fixture(scope="module")
+def level_zero_json():
+    result = run("info", "--emulated-level-zero", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    no_traceback(result)
+    return json.loads(result.stdout)
+
+
+def test_info_emulated_level_zero_shows_the_driver_and_device_as_oneDNN_sees_them(level_zero_json, level_zero_here):
+    from dnnl_interop.testing import emulated_level_zero
+
+    facts, here = level_zero_json, level_zero_here
+    assert facts["schema"] == 1 and facts["exit_code"] == 0 and facts["error"] is None
+    assert facts["loader"] == {
+        "path": here["loader"], "soname": "libze_loader.so.1", "device_selector": "opencl:*",
+    }
+    assert facts["driver"]["version"] == here["driver_version"]
+    assert facts["driver"]["handle"] and facts["device"]["handle"]  # addresses of the child process
+    device = {key: value for key, value in facts["device"].items() if key != "handle"}
+    assert device == {
+        "name": here["name"], "uuid": here["uuid"], "ip_version": emulated_level_zero.IP_VERSION,
+        "opencl_device": here["opencl_device"],
+    }
+    assert here["ip_version"] == emulated_level_zero.IP_VERSION
+    assert facts["onednn"]["version"] == "3.13.2" and facts["onednn"]["error"] is None
+
+
+def test_info_emulated_level_zero_makes_an_engine_that_gives_its_handles_back(level_zero_json, level_zero_here):
+    facts, here = level_zero_json, level_zero_here
+    assert facts["engine"] == {"ok": True, "error": None, "same_handles": True}
+    assert facts["cache_blob_id"] == {"ok": True, "sha256": here["blob_id_sha256"], "length": here["blob_id_length"]}
+    assert facts["cache_blob"] == {"ok": True, "length": here["blob_length"]}
+
+
+def test_info_emulated_level_zero_as_text_has_the_same_facts(level_zero_json, level_zero_here):
+    result = run("info", "--emulated-level-zero")
+    assert result.returncode == 0, result.stderr
+    no_traceback(result)
+    fields = {
+        label.strip(): value.strip()
+        for label, value in (line.split(":", 1) for line in result.stdout.splitlines()[1:])
+    }
+    facts, here = level_zero_json, level_zero_here
+    uuid = here["uuid"]
+    assert fields["loader"] == f"{here['loader']} (as libze_loader.so.1)"
+    assert fields["SYCL devices"] == "ONEAPI_DEVICE_SELECTOR=opencl:*"
+    assert fields["driver"].endswith(f", version {here['driver_version']}")
+    assert fields["device"].endswith(f", {here['name']}")
+    assert fields["UUID"] == f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
+    assert fields["IP version"] == "0x02400000"
+    assert fields["ze engine"] == "yes; it gives back the same driver, device and context"
+    assert fields["cache blob id"] == (
+        f"{facts['cache_blob_id']['length']} bytes, sha256 {here['blob_id_sha256']}"
+    )
+    assert fields["cache blob"] == f"{here['blob_length']} bytes"
+
+
+def test_info_emulated_level_zero_without_onednn_exits_3():
+    result = run("info", "--emulated-level-zero", "--json", env=_env(DNNL_INTEROP_LIBRARY="/nonexistent"))
+    assert result.returncode == 3, result.stdout + result.stderr
+    no_traceback(result)
+    facts = json.loads(result.stdout)
+    assert facts["exit_code"] == 3 and facts["error"]["class"] == "LibraryNotFoundError"
+    assert "/nonexistent" in facts["error"]["message"]
+    assert facts["engine"] is None and facts["device"] is None
+    assert "no usable oneDNN (exit 3)" in result.stderr
+
+
+def test_info_emulated_level_zero_on_oneDNN_3_11_names_the_missing_functions_and_exits_6():
+    env = _env(DNNL_INTEROP_LIBRARY=str(LIBRARY_3_11), LD_LIBRARY_PATH=str(REAL_LIBRARY.parent))
+    result = run("info", "--emulated-level-zero", "--json", env=env)
+    assert result.returncode == 6, result.stdout + result.stderr
+    facts = json.loads(result.stdout)
+    assert facts["onednn"]["version"].startswith("3.11.")
+    assert facts["device"]["ip_version"] == 0x02400000  # the loader still answers
+    missing = {"cache_blob_id": "dnnl_ze_interop_engine_get_cache_blob_id", "engine": "dnnl_ze_interop_engine_create"}
+    for key, function in missing.items():
+        error = facts[key]["error"]
+        assert facts[key]["ok"] is False and error["class"] == "MissingFunctionError"
+        assert function in error["message"]
+    assert facts["cache_blob"] is None
+    assert "no engine on the emulated Level Zero device (exit 6)" in result.stderr
+
+
+def test_info_takes_one_emulation_at_a_time():
+    from dnnl_interop.__main__ import main
+
+    assert main(["info", "--emulated-gpu", "--emulated-level-zero"]) == 2

@@ -5,7 +5,8 @@ wheel is built here once and checked on its own: it carries the compiled
 module, the headers and the pure-Python package, never the test stand-in,
 and it works unpacked, away from the source tree. The emulated-GPU layer
 ships compiled (no compiler needed at run time), without its C source, and
-the pytest plugin is registered.
+the pytest plugin is registered. So does the emulated Level Zero loader,
+under the soname libdnnl opens.
 """
 
 from __future__ import annotations
@@ -51,6 +52,34 @@ def test_the_wheel_carries_the_compiled_emulated_gpu_layer_and_not_its_source(wh
         assert f"dnnl_interop/testing/{module}.py" in testing, module
     assert not [n for n in names if n.endswith((".c", ".h")) and not n.startswith("dnnl_interop/headers/")]
     assert not [n for n in names if "khronos" in n]
+
+
+def test_the_wheel_carries_the_compiled_emulated_level_zero_loader_and_its_module(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "dnnl_interop/testing/libdnnl_interop_emulated_ze_loader.so" in names
+    assert "dnnl_interop/testing/emulated_level_zero.py" in names
+    assert "dnnl_interop/testing/_emulated_ze_loader.c" not in names
+
+
+def test_the_unpacked_loader_is_the_libze_loader_libdnnl_opens_by_name(wheel, tmp_path):
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    code = (
+        "import ctypes, os\n"
+        "from dnnl_interop.testing import emulated_level_zero\n"
+        "path = emulated_level_zero.loader_path()\n"
+        "print(path)\n"
+        "by_path = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)\n"
+        "by_name = ctypes.CDLL(emulated_level_zero.LOADER_SONAME, mode=os.RTLD_NOLOAD | os.RTLD_NOW)\n"
+        "print(by_name._handle == by_path._handle, hasattr(by_path, 'zeInitDrivers'))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    path, same, exported = done.stdout.split()
+    assert path == str(tmp_path / "dnnl_interop" / "testing" / "libdnnl_interop_emulated_ze_loader.so")
+    assert (same, exported) == ("True", "True")
 
 
 def test_the_wheel_registers_the_pytest_plugin(wheel):

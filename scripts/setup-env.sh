@@ -3,6 +3,8 @@
 # real oneDNN 3.13 (and 3.11 beside it, for the missing-function tests), two
 # real OpenCL platforms (PoCL and Intel's CPU runtime), pyopencl, the test
 # tools, and this package itself. Everything comes from the package registry.
+# The OpenCL registration at the end is for pyopencl (and the tests, which
+# list both platforms); the binding itself needs none to make a CPU engine.
 #
 #   scripts/setup-env.sh [VENV]      (default: .venv)
 set -euo pipefail
@@ -17,14 +19,13 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 # oneDNN 3.11 (no Level Zero interop) in a prefix of its own, first: pip
 # would otherwise uninstall the main onednn while installing this one.
 "${pip[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
-# onednn==2026.1.0 asks for dpcpp-cpp-rt>=2026.2, whose SYCL runtime has no
-# OpenCL adapter: no CPU engine can be made with it. 2026.1.2 works.
-"${pip[@]}" dpcpp-cpp-rt==2026.1.2 intel-opencl-rt==2026.1.2
-"${pip[@]}" --no-deps onednn==2026.1.0 onednn-devel==2026.1.0
-"${pip[@]}" pyopencl pocl-binary-distribution
-# Editable: commands run from this checkout (python -m dnnl_interop ...) then
-# import the built package; tests/test_packaging.py checks the wheel itself.
-"${pip[@]}" --editable ".[test]"
+# oneDNN 3.13 and the runtimes its metadata asks for, pyopencl with PoCL, the
+# upstream headers and the test tools: all resolved by pip, nothing pinned
+# against oneDNN's own requirements. Editable: commands run from this
+# checkout (python -m dnnl_interop ...) import the built package;
+# tests/test_packaging.py checks the wheel itself.
+"${pip[@]}" --editable ".[onednn,test]"
+"$venv/bin/python" -m pip check
 
 # The Intel CPU OpenCL runtime ships an ICD file naming a placeholder path.
 # Register the installed library in a vendors directory of our own; pyopencl

@@ -34,6 +34,7 @@ import sys
 from collections import namedtuple
 
 from . import _elf
+from ._icd import register_cpu_driver
 from ._ffi import ffi, lib
 from .errors import LibraryNotFoundError, MissingFunctionError, check
 
@@ -266,6 +267,9 @@ def _open(target: str):
         raise OSError(f"not a shared library: {exc}") from None
     preloaded.pop()  # the target itself
     directory = os.path.dirname(target)
+    registered = register_cpu_driver(directory)
+    if registered:
+        notes.append(registered)
     for loader in RUNTIME_LOADERS:
         candidate = os.path.join(directory, loader)
         if not _file_problem(candidate) and not _is_loaded(loader):

@@ -192,7 +192,9 @@ class Engine(Owned):
         kind = _enum_argument(kind, EngineKind, "kind")
         index = _count_argument(index, "index")
         out = self._new_out()
-        check(lib.dnnl_engine_create(out, int(kind), index), "dnnl_engine_create")
+        status = lib.dnnl_engine_create(out, int(kind), index)
+        if status:
+            raise make_error(status, "dnnl_engine_create", _engine_hint(kind, index))
         self._adopt(out[0])
 
     @classmethod
@@ -215,6 +217,22 @@ class Engine(Owned):
         with using((self, Engine, "engine")) as engine:
             check(lib.dnnl_engine_get_kind(engine, out), "dnnl_engine_get_kind")
         return EngineKind(out[0])
+
+
+def _engine_hint(kind: EngineKind, index: int) -> str:
+    """Why an engine of ``kind`` may be missing, for the error."""
+    count = lib.dnnl_engine_get_count(int(kind))
+    if index < count:
+        return f"oneDNN sees {count} {kind.name} engine(s)"
+    hint = f"oneDNN sees {count} {kind.name} engine(s), index {index} asked"
+    if kind == EngineKind.CPU and count == 0:
+        hint += (
+            "; the CPU engine runs on Intel's CPU OpenCL runtime, which the OpenCL loader "
+            "must find (python -m dnnl_interop info checks the setup)"
+        )
+    elif kind == EngineKind.GPU and count == 0:
+        hint += "; no Intel GPU is visible (for tests without one: dnnl_interop.testing)"
+    return hint
 
 
 def _enum_argument(value: object, enum_type: type[enum.IntEnum], what: str):

@@ -26,9 +26,13 @@ def failures(verdicts: list[Verdict], tail: int = 1200) -> str:
     """Every failed case, most severe first, with its child's output tail."""
     failed = sorted((v for v in verdicts if not v.passed), key=lambda v: SEVERITY.index(v.verdict))
     blocks = []
+    if failed:
+        blocks.append("(one case as a standalone program: cd tests && python -m crash_matrix show 'NAME')")
     for verdict in failed:
-        block = [f"[{verdict.verdict.upper()}] {verdict.case.name}  ({verdict.case.section})",
-                 f"    {verdict.detail}", "    code: " + verdict.case.code.strip().replace("\n", "\n          ")]
+        case = verdict.case
+        where = f"{case.section}, library {case.library}" + (", fresh interpreter" if case.fresh else "")
+        block = [f"[{verdict.verdict.upper()}] {case.name}  ({where})",
+                 f"    {verdict.detail}", "    code: " + case.code.strip().replace("\n", "\n          ")]
         output = verdict.observed.output.strip()
         if output and verdict.verdict != PASS:
             block.append("    output tail:\n      " + output[-tail:].replace("\n", "\n      "))

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import fixtures
-from .model import Case, Observed, Verdict, judge
+from .model import BROKEN, Case, Observed, Verdict, judge
 
 TESTS = Path(__file__).resolve().parent.parent
 OUTPUT_TAIL = 4000  # characters of a child's output kept for the report
@@ -91,15 +91,20 @@ def child_environment(standin: str | None) -> dict[str, str]:
 EMULATED = ("emulated", "emulated-ze")
 
 
-def _environments(standin: str | None, libraries: set[str]) -> dict[str, dict[str, str]]:
-    """The environment of each fork server needed: "plain" and, if used, "emulated"."""
+def _environments(standin: str | None, libraries: set[str]) -> tuple[dict[str, dict[str, str]], str]:
+    """The environment of each fork server needed ("plain" and, if used,
+    "emulated"), and why the emulated GPU is unavailable ("" if it is not)."""
     plain = child_environment(standin)
     envs = {"plain": plain}
+    unavailable = ""
     if libraries & set(EMULATED):
-        from dnnl_interop.testing import emulated_gpu
+        try:
+            from dnnl_interop.testing import emulated_gpu
 
-        envs["emulated"] = emulated_gpu.child_environment(plain)
-    return envs
+            envs["emulated"] = emulated_gpu.child_environment(plain)
+        except Exception as exc:  # noqa: BLE001 - reported on every case that needed it
+            unavailable = f"the emulated GPU is unavailable: {type(exc).__name__}: {exc}"
+    return envs, unavailable
 
 
 def _server_of(case: Case) -> str:
@@ -282,9 +287,13 @@ def run_cases(
     """
     cases = list(cases)
     jobs = jobs or default_jobs()
-    envs = _environments(standin, {case.library for case in cases})
+    envs, unavailable = _environments(standin, {case.library for case in cases})
     verdicts: list[Verdict | None] = [None] * len(cases)
-    pending = collections.deque(_order(cases))
+    if unavailable:
+        for index, case in enumerate(cases):
+            if _server_of(case) == "emulated":
+                verdicts[index] = Verdict(case, BROKEN, unavailable)
+    pending = collections.deque(i for i in _order(cases) if verdicts[i] is None)
     running: dict[int, _Job] = {}
     servers = {name: ForkServer(env) for name, env in envs.items()}
     try:

@@ -8,7 +8,42 @@ from ._ffi import ffi, lib
 from ._handles import address_of, as_handle
 from ._owned import using
 from .core import MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
-from .errors import check
+from .errors import InvalidArgumentsError, check, make_error
+
+_ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
+_MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine"}
+
+
+class explain_runtime:  # noqa: N801 - reads as a phrase: ``with explain_runtime(...)``
+    """Context manager: oneDNN's INVALID_ARGUMENTS, explained when an object is
+    of another runtime than the function's (a CPU engine given to ``ocl.*``).
+
+    Only on failure: a successful call pays for the ``with`` alone.
+    """
+
+    __slots__ = ("_runtime", "_objects")
+
+    def __init__(self, runtime: str, *objects: tuple[object, str]):
+        self._runtime, self._objects = runtime, objects
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if not isinstance(error, InvalidArgumentsError) or error.detail:
+            return
+        for obj, what in self._objects:
+            try:
+                engine = obj if isinstance(obj, Engine) else obj.engine
+            except Exception:  # not an owned object, or closed: nothing to say
+                continue
+            if isinstance(engine, Engine) and engine._runtime != self._runtime:
+                thing = "" if obj is engine else f"a {type(obj).__name__} on "
+                detail = (
+                    f"{what}: {thing}{_ENGINE_NAMES[engine._runtime]}; "
+                    f"it needs {_ENGINE_NAMES[self._runtime]} ({_MAKERS[self._runtime]})"
+                )
+                raise make_error(error.status, error.function, detail) from None
 
 
 def required_handle(obj: object, ctype, what: str):
@@ -21,10 +56,10 @@ def required_handle(obj: object, ctype, what: str):
     return handle
 
 
-def get_address(function, name: str, owned: object, cls: type, what: str, ctype: str) -> int:
+def get_address(function, name: str, owned: object, cls: type, what: str, ctype: str, runtime: str) -> int:
     """Call a oneDNN getter ``function(handle, ctype *out)``; the address it wrote."""
     out = ffi.new(ctype + " *")
-    with using((owned, cls, what)) as handle:
+    with explain_runtime(runtime, (owned, what)), using((owned, cls, what)) as handle:
         check(function(handle, out), name)
     return address_of(out[0])
 
@@ -64,7 +99,9 @@ def create_memory(
     """
     out = Memory._new_out()
     memory = Memory.__new__(Memory) if into is None else into
-    with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+    runtime = "ze" if "_ze_" in name else "ocl"
+    with explain_runtime(runtime, (engine, "engine")), \
+            using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         check(create(out, md, c_engine, *extra), name)
         memory._adopt(out[0], keep=(desc, engine, keep))
         memory._use_data(pointers, keep)

@@ -23,11 +23,11 @@ from ._buffers import device_handle
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes
-from ._interop import create_memory, get_address, memory_handles, required_handle
+from ._interop import create_memory, explain_runtime, get_address, memory_handles, required_handle
 from ._owned import using
 from ._sized import query_then_fill
 from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
-from .errors import check
+from .errors import Status, check, make_error
 
 __all__ = [
     "MemoryKind",
@@ -81,7 +81,8 @@ def get_engine_cache_blob_id(device: object) -> bytes:
 
 def get_engine_cache_blob(engine: Engine) -> bytes:
     """The engine's cache blob, to pass to :func:`make_engine` next time."""
-    with using((engine, Engine, "engine")) as c_engine:  # never NULL: oneDNN would crash on it
+    with explain_runtime("ocl", (engine, "engine")), \
+            using((engine, Engine, "engine")) as c_engine:  # never NULL: oneDNN would crash on it
         return query_then_fill(
             lib.dnnl_ocl_interop_engine_get_cache_blob,
             "dnnl_ocl_interop_engine_get_cache_blob",
@@ -99,22 +100,44 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     dev = required_handle(device, _CL_DEVICE, "device")
     ctx = required_handle(context, "cl_context", "context")
     if cache_blob is None:
-        check(lib.dnnl_ocl_interop_engine_create(out, dev, ctx), "dnnl_ocl_interop_engine_create")
+        name = "dnnl_ocl_interop_engine_create"
+        status = lib.dnnl_ocl_interop_engine_create(out, dev, ctx)
     else:
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
-        check(
-            lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob),
-            "dnnl_ocl_interop_engine_create_from_cache_blob",
-        )
+        name = "dnnl_ocl_interop_engine_create_from_cache_blob"
+        status = lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob)
+    if status:
+        raise make_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
     return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
+
+
+def _why_no_engine(device, context) -> str | None:
+    """What OpenCL says of a device oneDNN refused (oneDNN says only INVALID_ARGUMENTS)."""
+    try:
+        cl = _pyopencl()
+        dev = cl.Device.from_int_ptr(address_of(device), retain=True)
+        ctx = cl.Context.from_int_ptr(address_of(context), retain=True)
+        types = ((cl.device_type.GPU, "GPU"), (cl.device_type.CPU, "CPU"), (cl.device_type.ACCELERATOR, "accelerator"))
+        kind = next((name for bit, name in types if dev.type & bit), "custom")
+        described = f"{dev.name!r} is a {kind} device, vendor id {dev.vendor_id:#x}, platform {dev.platform.name!r}"
+        if dev.int_ptr not in [d.int_ptr for d in ctx.devices]:
+            return f"device: {described}, not a device of the context"
+        if dev.type & cl.device_type.GPU and dev.vendor_id == 0x8086:
+            return None  # an Intel GPU: oneDNN's reason is its own (ONEDNN_VERBOSE=error shows it)
+        return (
+            f"device: {described}; oneDNN's OpenCL engine needs an Intel GPU "
+            "(to test interop code without one: dnnl_interop.testing.emulated_gpu)"
+        )
+    except Exception:  # no pyopencl, or handles OpenCL cannot describe: nothing to add
+        return None
 
 
 def get_device(engine: Engine):
     """The engine's device as a ``pyopencl.Device``."""
     address = get_address(
-        lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device", engine, Engine, "engine", "cl_device_id"
+        lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device", engine, Engine, "engine", "cl_device_id", "ocl"
     )
     return _pyopencl().Device.from_int_ptr(address, retain=True)
 
@@ -123,7 +146,7 @@ def get_context(engine: Engine):
     """The engine's context as a ``pyopencl.Context`` (with its own reference)."""
     address = get_address(
         lib.dnnl_ocl_interop_engine_get_context, "dnnl_ocl_interop_engine_get_context",
-        engine, Engine, "engine", "cl_context",
+        engine, Engine, "engine", "cl_context", "ocl",
     )
     return _pyopencl().Context.from_int_ptr(address, retain=True)
 
@@ -135,7 +158,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
     """
     c_queue = required_handle(queue, "cl_command_queue", "queue")
     out = Stream._new_out()
-    with using((engine, Engine, "engine")) as c_engine:
+    with explain_runtime("ocl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_ocl_interop_stream_create(out, c_engine, c_queue), "dnnl_ocl_interop_stream_create")
         return Stream._from_handle(out[0], keep=(engine, queue))
 
@@ -144,7 +167,7 @@ def get_command_queue(stream: Stream):
     """The stream's queue as a ``pyopencl.CommandQueue`` (own reference)."""
     address = get_address(
         lib.dnnl_ocl_interop_stream_get_command_queue, "dnnl_ocl_interop_stream_get_command_queue",
-        stream, Stream, "stream", "cl_command_queue",
+        stream, Stream, "stream", "cl_command_queue", "ocl",
     )
     return _pyopencl().CommandQueue.from_int_ptr(address, retain=True)
 
@@ -221,7 +244,7 @@ _INTEROP_MEMORY["ocl"] = lambda memory, desc, engine, buffer: _make_memory(
 def get_memory_kind(memory: Memory) -> MemoryKind:
     """Whether the memory holds a USM pointer or an OpenCL buffer."""
     out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
-    with using((memory, Memory, "memory")) as c_memory:
+    with explain_runtime("ocl", (memory, "memory")), using((memory, Memory, "memory")) as c_memory:
         check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
     return MemoryKind(out[0])
 
@@ -236,7 +259,7 @@ def get_mem_object(memory: Memory):
         raise ValueError("memory: USM memory has no cl_mem; memory.data_handle is its USM pointer")
     address = get_address(
         lib.dnnl_ocl_interop_memory_get_mem_object, "dnnl_ocl_interop_memory_get_mem_object",
-        memory, Memory, "memory", "cl_mem",
+        memory, Memory, "memory", "cl_mem", "ocl",
     )
     if not address:
         return None

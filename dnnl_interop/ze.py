@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import Handle, as_bytes
-from ._interop import create_memory, memory_handles, required_handle
+from ._interop import create_memory, explain_runtime, memory_handles, required_handle
 from ._owned import using
 from ._sized import query_then_fill
 from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
@@ -133,7 +133,7 @@ def get_engine_cache_blob(engine: Engine) -> bytes:
     ``engine`` must be an open :class:`Engine` (oneDNN crashes on NULL, so
     None is refused here); a non-Level-Zero engine gives InvalidArgumentsError.
     """
-    with using((engine, Engine, "engine")) as c_engine:
+    with explain_runtime("ze", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         return query_then_fill(
             lib.dnnl_ze_interop_engine_get_cache_blob,
             "dnnl_ze_interop_engine_get_cache_blob",
@@ -178,7 +178,7 @@ def make_engine(
 
 def _get(function, name: str, owned: object, cls: type, what: str, kind: type[ZeHandle]):
     out = ffi.new(kind._ctype + " *")
-    with using((owned, cls, what)) as handle:
+    with explain_runtime("ze", (owned, what)), using((owned, cls, what)) as handle:
         check(function(handle, out), name)
     return kind._from_cdata(out[0])
 
@@ -222,7 +222,7 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
     if not isinstance(profiling, (bool, int)):
         raise TypeError(f"profiling: expected a bool, got {type(profiling).__name__}")
     out = Stream._new_out()
-    with using((engine, Engine, "engine")) as c_engine:
+    with explain_runtime("ze", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(
             lib.dnnl_ze_interop_stream_create(out, c_engine, lst, 1 if profiling else 0),
             "dnnl_ze_interop_stream_create",

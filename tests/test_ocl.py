@@ -120,3 +120,27 @@ def test_objects_holding_another_kind_of_handle_are_refused_before_c(real_dnnl):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["TypeError"] * 12
+
+
+def test_a_refused_device_is_described(real_dnnl, cl_device):
+    """oneDNN says only INVALID_ARGUMENTS; the error says what the device is."""
+    context = cl.Context([cl_device])
+    with pytest.raises(dnnl_interop.InvalidArgumentsError, match=r"device: '.*' is a CPU device, vendor id 0x8086, "
+                       r"platform '.*'; oneDNN's OpenCL engine needs an Intel GPU"):
+        ocl.make_engine(cl_device, context)
+
+
+def test_a_device_outside_its_context_is_described(real_dnnl, pocl_device, intel_cpu_device):
+    with pytest.raises(dnnl_interop.InvalidArgumentsError, match="not a device of the context"):
+        ocl.make_engine(pocl_device, cl.Context([intel_cpu_device]))
+
+
+def test_opencl_functions_given_cpu_objects_say_so(real_dnnl):
+    with dnnl_interop.Engine.cpu() as engine, dnnl_interop.Stream(engine) as stream:
+        with dnnl_interop.MemoryDesc((2, 2), "f32", "ab") as desc, dnnl_interop.Memory(desc, engine) as memory:
+            for call, what in ((lambda: ocl.get_device(engine), "engine: a CPU or SYCL engine"),
+                               (lambda: ocl.make_memory(desc, engine), "engine: a CPU or SYCL engine"),
+                               (lambda: ocl.get_memory_kind(memory), "memory: a Memory on a CPU or SYCL engine"),
+                               (lambda: ocl.get_command_queue(stream), "stream: a Stream on a CPU or SYCL engine")):
+                with pytest.raises(dnnl_interop.InvalidArgumentsError, match=f"{what}; it needs an OpenCL engine"):
+                    call()

@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="dnnl-interop",
         description="Python binding to oneDNN's OpenCL and Level Zero interop API.",
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"dnnl-interop {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     info = commands.add_parser(

@@ -453,3 +453,18 @@ def test_info_takes_one_emulation_at_a_time():
     from dnnl_interop.__main__ import main
 
     assert main(["info", "--emulated-gpu", "--emulated-level-zero"]) == 2
+
+
+def test_version_flag_prints_the_package_version():
+    import dnnl_interop
+
+    done = subprocess.run([sys.executable, "-m", "dnnl_interop", "--version"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout.strip()) == (0, f"dnnl-interop {dnnl_interop.__version__}")
+
+
+def test_dir_shows_the_public_api_only():
+    import dnnl_interop
+
+    names = dir(dnnl_interop)
+    assert "Engine" in names and "ocl" in names and "CacheBlobStore" in names
+    assert not [n for n in names if n in ("TYPE_CHECKING", "annotations") or n.startswith("_") and n != "__version__"]

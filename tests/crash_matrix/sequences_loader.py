@@ -48,6 +48,8 @@ def cases() -> list[Case]:
               fifo + "os.environ['DNNL_INTEROP_LIBRARY'] = path\ndnnl.Engine.cpu()"),
         _case("$DNNL_INTEROP_LIBRARY names a missing file, then the first call",
               "os.environ['DNNL_INTEROP_LIBRARY'] = '/nonexistent/libdnnl.so.3'\ndnnl.MemoryDesc((2, 2), 'float32', 'ab')"),
+        _case("$DNNL_INTEROP_LIBRARY names a missing file, then Engine.cpu()",
+              "os.environ['DNNL_INTEROP_LIBRARY'] = '/nonexistent/libdnnl.so.3'\ndnnl.Engine.cpu()"),
         _case("$DNNL_INTEROP_LIBRARY is empty, then the first call",
               "os.environ['DNNL_INTEROP_LIBRARY'] = ''\ndnnl.version()"),
         _case("a failed first call, then the environment fixed, then a call",

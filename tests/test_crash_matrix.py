@@ -23,9 +23,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from crash_matrix import all_cases, report
-from crash_matrix.model import ACCEPTED, DIED, HUNG, PASS, UNCLEAR, WRONG, Case, Ok, Raises
+from crash_matrix.model import (
+    ACCEPTED,
+    DIED,
+    HUNG,
+    PASS,
+    UNCLEAR,
+    WRONG,
+    Case,
+    Ok,
+    Raises,
+)
 from crash_matrix.runner import run_cases
 
 CASES = all_cases()

@@ -40,7 +40,13 @@ from .model import Case
 
 def all_cases() -> list[Case]:
     """Every case of the matrix, names unique."""
-    from . import generated, sequences_lifetime, sequences_loader, sequences_objects, sequences_threads
+    from . import (
+        generated,
+        sequences_lifetime,
+        sequences_loader,
+        sequences_objects,
+        sequences_threads,
+    )
 
     cases = (
         generated.cases()

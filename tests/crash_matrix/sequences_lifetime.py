@@ -16,13 +16,14 @@ TRANSPOSED = "assert np.array_equal(result, big.T), 'the transpose is wrong'"
 # Closing (or re-pointing) an object in use may wait for the work or be
 # refused with a clear error; both are correct, a crash or wrong data is not.
 REFUSAL = "(RuntimeError, ValueError)"
+OK = Ok()
 
 
-def _cpu(name: str, code: str, expect=Ok(), **kw) -> Case:
+def _cpu(name: str, code: str, expect=OK, **kw) -> Case:
     return Case(name, "lifetime/cpu", code, expect, library="real", **kw)
 
 
-def _gpu(name: str, code: str, expect=Ok(), **kw) -> Case:
+def _gpu(name: str, code: str, expect=OK, **kw) -> Case:
     return Case(name, "lifetime/gpu", code, expect, library="emulated", **kw)
 
 

@@ -237,7 +237,7 @@ def _engine_hint(kind: EngineKind, index: int) -> str:
 
 def _enum_argument(value: object, enum_type: type[enum.IntEnum], what: str):
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what}: expected a {enum_type.__name__}, got {type(value).__name__}")
+        raise TypeError(f"{what}: expected {enum_type.__name__}, got {type(value).__name__}")
     try:
         return enum_type(value)
     except ValueError:

@@ -311,3 +311,27 @@ def test_a_shape_is_integers(real_dnnl, shape, error, message):
 def test_numpy_integers_are_integers(real_dnnl):
     with dnnl.MemoryDesc((np.int64(2), np.uint8(3)), "f32", "ab") as desc:
         assert desc.shape == (2, 3)
+
+
+# --- messages that name the argument ------------------------------------------------
+
+
+def test_messages_name_the_argument(cpu_engine):
+    with pytest.raises(ValueError, match="^index: -1 is not a valid index"):
+        dnnl.Engine(dnnl.EngineKind.CPU, -1)
+    with pytest.raises(TypeError, match="^kind: expected EngineKind, got str"):
+        dnnl.Engine("cpu")
+    with dnnl.Stream(cpu_engine) as stream, dnnl.MemoryDesc((2, 2), "f32", "ab") as desc:
+        with dnnl.reorder(desc, desc, cpu_engine) as primitive, dnnl.Memory(desc, cpu_engine) as memory:
+            with pytest.raises(ValueError, match=r"^args: 1099511627776 is not an ARG_\* index"):
+                primitive.execute(stream, {2**40: memory})
+            with pytest.raises(TypeError, match=r"^args: keys are ARG_\* indices"):
+                primitive.execute(stream, {"from": memory})
+
+
+def test_a_numpy_array_is_never_taken_for_a_handle(real_dnnl):
+    from dnnl_interop import ocl
+
+    for array in (np.array([5]), np.zeros(3), np.array(7)):
+        with pytest.raises(TypeError, match="^device: expected a cl_device_id .* got a numpy.ndarray"):
+            ocl.get_engine_cache_blob_id(array)

@@ -6,9 +6,11 @@ follow one rule with a :class:`~dnnl_interop.cache.CacheBlobStore`:
 
 * **hit** (the store has an entry for the key and it passed every check:
   format, lengths, checksum, full key): the object is made from the blob;
-* **refused** (oneDNN returns an error for the blob or, for an engine, makes
-  an engine that does not give the same blob back): the object is made
-  afresh and the entry rewritten with its blob (removed if it has none);
+* **refused** (oneDNN returns an error for the blob, the binding's check of
+  an engine blob's layout refuses it, or oneDNN makes an engine that does
+  not give the same blob back): the object is made afresh and the entry
+  rewritten with its blob (removed if it has none). A caller's mistake
+  refused on the blob path is raised by the fresh creation that follows;
 * **miss**: the object is made afresh and its blob saved.
 
 Only blobs the store verified reach oneDNN, which checks little itself. In
@@ -92,8 +94,8 @@ def _create_cached(
     if blob is not None:
         try:
             made = from_blob(blob)
-        except DnnlError as error:
-            refusal = f"oneDNN refused it ({error})"
+        except (DnnlError, ValueError) as error:  # oneDNN's refusal, or the binding's check of the blob
+            refusal = f"refused: {error}"
         else:
             if not gives_blob_back or _blob_or_none(made, blob_of) == blob:
                 if logger.isEnabledFor(logging.DEBUG):

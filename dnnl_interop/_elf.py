@@ -26,8 +26,18 @@ def needed(path: str) -> list[str]:
 
 
 def _needed(path: str, struct) -> list[str]:
+    import mmap
+
+    # Mapped, not read: only the pages holding the headers and the dynamic
+    # section are touched (libdnnl is over 100 MB).
     with open(path, "rb") as f:
-        data = f.read()
+        if f.seek(0, 2) < 64:
+            return []
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _parse(data, struct)
+
+
+def _parse(data, struct) -> list[str]:
     if data[:4] != b"\x7fELF":
         return []
     is64 = data[4] == 2
@@ -54,6 +64,8 @@ def _needed(path: str, struct) -> list[str]:
             if tag == _DT_NULL:
                 break
             if tag == _DT_NEEDED:
-                end = data.index(b"\0", strtab + value)
+                end = data.find(b"\0", strtab + value)
+                if end < 0:
+                    raise IndexError("unterminated name")
                 names.append(data[strtab + value : end].decode())
     return names

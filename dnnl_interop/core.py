@@ -27,7 +27,7 @@ from ._owned import Owned, using
 from .errors import check
 from ._handles import as_bytes, as_handle
 from ._sized import query_then_fill
-from .errors import MissingFunctionError, Status, UnimplementedError, make_error
+from .errors import InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError, make_error
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -194,7 +194,10 @@ class Engine(Owned):
         out = self._new_out()
         status = lib.dnnl_engine_create(out, int(kind), index)
         if status:
-            raise make_error(status, "dnnl_engine_create", _engine_hint(kind, index))
+            error = make_error(status, "dnnl_engine_create")
+            if isinstance(error, InvalidArgumentsError):  # not a loading or missing-function error
+                error = make_error(status, "dnnl_engine_create", _engine_hint(kind, index))
+            raise error
         self._adopt(out[0])
 
     @classmethod

@@ -177,6 +177,8 @@ def error_class(code: int) -> type[DnnlError]:
 
     ``SUCCESS`` has no error of its own and maps to the base :class:`DnnlError`.
     """
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise TypeError(f"code: expected an int status, got {type(code).__name__}")
     if code == Status.SUCCESS:
         return DnnlError
     return _CLASSES.get(code, UnknownStatusError)

@@ -20,13 +20,29 @@ import enum
 from collections.abc import Iterable, Mapping
 
 from ._buffers import device_handle
+from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes
-from ._interop import create_memory, explain_runtime, get_address, memory_handles, required_handle
+from ._interop import (
+    create_memory,
+    explain_runtime,
+    get_address,
+    memory_handles,
+    required_handle,
+)
+from ._library import version as _version
 from ._owned import using
 from ._sized import query_then_fill
-from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
+from .core import (
+    _INTEROP_MEMORY,
+    MEMORY_ALLOCATE,
+    Engine,
+    Memory,
+    MemoryDesc,
+    Primitive,
+    Stream,
+)
 from .errors import Status, check, make_error
 
 __all__ = [
@@ -106,6 +122,7 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
+        check_engine_cache_blob(cache_blob, _library_version())
         name = "dnnl_ocl_interop_engine_create_from_cache_blob"
         status = lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob)
     if status:
@@ -219,10 +236,10 @@ def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: ob
     if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
         raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
     kind = MemoryKind(kind)
-    if isinstance(engine, Engine):
-        _check_context(list(handle) if isinstance(handle, (list, tuple)) else [handle], engine, "handle")
     runtime = "ocl_usm" if kind == MemoryKind.USM else "cl_mem"
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
+    if isinstance(engine, Engine):  # after the handles' kinds are checked
+        _check_context(list(handle) if isinstance(handle, (list, tuple)) else [handle], engine, "handle")
     if is_list:
         array = ffi.new("void *[]", pointers)
         return create_memory(
@@ -273,8 +290,8 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     """
     with using((memory, Memory, "memory")):  # open, before reading what it holds
         size, data_type = memory._size, memory.desc.data_type
-    _check_context([buffer], memory.engine, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
+    _check_context([buffer], memory.engine, "buffer")
     handle = [handle]
     if handle[0] == MEMORY_ALLOCATE:
         raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
@@ -348,3 +365,8 @@ def make_engine_cached(device: object, context: object, store=None) -> Engine:
 
 
 __all__ += ["make_engine_cached"]
+
+
+def _library_version() -> tuple[int, int]:
+    found = _version()
+    return found.major, found.minor

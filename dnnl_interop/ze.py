@@ -25,13 +25,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import Handle, as_bytes
 from ._interop import create_memory, explain_runtime, memory_handles, required_handle
+from ._library import version as _version
 from ._owned import using
 from ._sized import query_then_fill
-from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc, Primitive, Stream
+from .core import (
+    _INTEROP_MEMORY,
+    MEMORY_ALLOCATE,
+    Engine,
+    Memory,
+    MemoryDesc,
+    Primitive,
+    Stream,
+)
 from .errors import check
 
 __all__ = [
@@ -169,6 +179,7 @@ def make_engine(
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
+        check_engine_cache_blob(cache_blob, _library_version())
         check(
             lib.dnnl_ze_interop_engine_create_from_cache_blob(out, drv, dev, ctx, len(blob), blob),
             "dnnl_ze_interop_engine_create_from_cache_blob",
@@ -326,3 +337,8 @@ def make_engine_cached(driver: object, device: object, context: object, store=No
 
 
 __all__ += ["make_engine_cached"]
+
+
+def _library_version() -> tuple[int, int]:
+    found = _version()
+    return found.major, found.minor

@@ -144,3 +144,20 @@ def test_opencl_functions_given_cpu_objects_say_so(real_dnnl):
                                (lambda: ocl.get_command_queue(stream), "stream: a Stream on a CPU or SYCL engine")):
                 with pytest.raises(dnnl_interop.InvalidArgumentsError, match=f"{what}; it needs an OpenCL engine"):
                     call()
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        (b"\x01" * 64, "too short"),
+        (bytes(109), "too short"),
+        (bytes(111), "its fields need 110 \\+ 0 bytes, it has 111"),
+        (bytes(102) + (2**40).to_bytes(8, "little"), "need 110 \\+ 1099511627776 bytes"),
+        (bytes(4) + b"\x02" + bytes(105), "has-product flag is not a bool"),
+    ],
+    ids=["ones", "short", "long", "huge-name", "flag"],
+)
+def test_a_malformed_engine_cache_blob_never_reaches_onednn(real_dnnl, pocl_device, blob, message):
+    """oneDNN parses blobs unchecked: a huge name length aborted the process (std::bad_alloc)."""
+    with pytest.raises(ValueError, match=f"^cache_blob: not an engine cache blob: .*({message})"):
+        ocl.make_engine(pocl_device, cl.Context([pocl_device]), blob)

@@ -248,6 +248,8 @@ class CacheBlobStore:
         elif not isinstance(directory, (str, os.PathLike)):
             raise TypeError(f"directory: expected a str or path, got {type(directory).__name__}")
         self._directory = Path(os.fspath(directory))
+        if "\0" in str(self._directory):
+            raise ValueError("directory: a path cannot contain a NUL byte")
         if isinstance(max_blob_size, bool) or not isinstance(max_blob_size, int) or max_blob_size < 1:
             raise ValueError(f"max_blob_size: expected a positive int, got {max_blob_size!r}")
         if isinstance(stale_temp_age, bool) or not isinstance(stale_temp_age, (int, float)) \

@@ -748,8 +748,10 @@ class PrimitiveDesc(Owned):
         (``dnnl_primitive_desc_clone``); the caller keeps its own and may
         destroy it at any time. ``owned=True``: this object takes the handle
         over and destroys it (``close()``, ``with``, garbage collection); the
-        caller must not destroy it. If ``from_handle`` raises, nothing was
-        taken over.
+        caller must not destroy it, and must own it in the first place (never
+        a primitive's own descriptor, ``dnnl_primitive_get_primitive_desc``'s
+        ``const`` one: cffi cannot tell ``const`` apart). If ``from_handle``
+        raises, nothing was taken over.
 
         ``engine``: the :class:`Engine` the descriptor was made on, if it is
         one of ours. It is checked (``ValueError`` if the descriptor's engine

@@ -60,6 +60,7 @@ def _soak(make) -> None:
         del obj
     gc.collect()
     grown = rss_kb() - before
+    print(f"{CYCLES} cycles: RSS {grown:+d} kB, {_owned.live_objects() - live:+d} handles")
     assert _owned.live_objects() == live
     assert grown < RSS_LIMIT_KB, f"RSS grew by {grown} kB over {CYCLES} cycles"
 

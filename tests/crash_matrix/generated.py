@@ -38,21 +38,37 @@ class Api:
                     section=f"{self.section}/{self.label}",
                     code=code,
                     expect=expect,
-                    library=self.library or _library(code),
+                    library=_library(code, self.library),
                 ))
         return out
 
 
-# Bad-input cases on GPU engines run on the stand-in: they are refused before
-# C, and the stand-in makes an engine in a tenth of the emulated GPU's time.
-# Misuse sequences on GPU engines run on the emulated GPU (sequences_*).
-GPU_LIBRARY = "standin"
+# Bad-input cases on OpenCL GPU engines run on real oneDNN on the emulated
+# GPU. Two kinds stay on the stand-in, which nothing real can replace: cases
+# that also need a CPU engine (a process with the emulated GPU has none), and
+# Level Zero cases on fake handles. Misuse sequences on GPU engines run on the
+# emulated devices (sequences_*).
+GPU_LIBRARY = "emulated"
+_CPU_ENGINE_FIXTURES = ("eng", "eng2", "closed_eng")
 
 
-def _library(code: str) -> str:
-    from .fixtures import needs_gpu
+def _library(code: str, wanted: str | None = None) -> str:
+    """The library a case runs on: ``wanted`` if it names one other than the
+    GPU library, else the emulated GPU where it can host the case."""
+    from .fixtures import needed, needs_gpu
 
-    return GPU_LIBRARY if needs_gpu(code) else "real"
+    if wanted not in (None, GPU_LIBRARY):
+        return wanted
+    if wanted is None and not needs_gpu(code):
+        return "real"
+    names = needed(code)
+    if (
+        any(name in _CPU_ENGINE_FIXTURES for name in names)
+        or any(name.startswith("z") for name in names)
+        or "Engine.cpu()" in code
+    ):
+        return "standin"
+    return GPU_LIBRARY
 
 
 _EXECUTE_CPU = "prim.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}); strm.wait()"

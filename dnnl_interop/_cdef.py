@@ -500,7 +500,7 @@ def _function_source(f: Function, index: int) -> list[str]:
     ftype, slot, stub = (f"{PREFIX}{kind}_{f.name}" for kind in ("type", "slot", "stub"))
     call = f"(({ftype})function)({args})"
     if f.restype == "void":
-        stub_body = [f"    if (function)", f"        {call};"]
+        stub_body = ["    if (function)", f"        {call};"]
         trampoline = f"    (({ftype}){PREFIX}enter(&{slot}))({args});"
     else:
         stub_body = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ._buffers import device_handle
 from ._ffi import ffi, lib
 from ._handles import address_of, as_handle
+from ._library import checked
 from ._owned import using
 from .core import MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
 from .errors import InvalidArgumentsError, check, make_error
@@ -78,7 +79,7 @@ def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
         pointers, keep = [], []
         with using((desc, MemoryDesc, "desc")) as md:
             for i, handle in enumerate(given):
-                size = lib.dnnl_memory_desc_get_size_v2(md, i)
+                size = checked(lib.dnnl_memory_desc_get_size_v2(md, i), "dnnl_memory_desc_get_size_v2")
                 data_type = desc.data_type if i == 0 else None
                 pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime)
                 if i and not size:

@@ -23,6 +23,7 @@ import operator
 from ._buffers import UncheckedPointer, device_handle, host_buffer
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
+from ._library import checked
 from ._owned import Owned, using
 from .errors import check
 from ._handles import as_bytes, as_handle
@@ -208,11 +209,8 @@ class Engine(Owned):
     @staticmethod
     def get_count(kind: EngineKind) -> int:
         """How many engines of ``kind`` the library sees."""
-        from ._library import require
-
         kind = _enum_argument(kind, EngineKind, "kind")
-        require("dnnl_engine_get_count")
-        return lib.dnnl_engine_get_count(int(kind))
+        return checked(lib.dnnl_engine_get_count(int(kind)), "dnnl_engine_get_count")
 
     @property
     def kind(self) -> EngineKind:
@@ -224,7 +222,7 @@ class Engine(Owned):
 
 def _engine_hint(kind: EngineKind, index: int) -> str:
     """Why an engine of ``kind`` may be missing, for the error."""
-    count = lib.dnnl_engine_get_count(int(kind))
+    count = checked(lib.dnnl_engine_get_count(int(kind)), "dnnl_engine_get_count")
     if index < count:
         return f"oneDNN sees {count} {kind.name} engine(s)"
     hint = f"oneDNN sees {count} {kind.name} engine(s), index {index} asked"
@@ -349,7 +347,7 @@ class MemoryDesc(Owned):
     def size(self) -> int:
         """Bytes a buffer for this descriptor needs."""
         with using((self, MemoryDesc, "desc")) as md:
-            return lib.dnnl_memory_desc_get_size(md)
+            return checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size")
 
     nbytes = size
 
@@ -665,8 +663,10 @@ def reorder(
             check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
         finally:
             check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
-        sizes = {lib.DNNL_ARG_FROM: lib.dnnl_memory_desc_get_size(src_md),
-                 lib.DNNL_ARG_TO: lib.dnnl_memory_desc_get_size(dst_md)}
+        sizes = {
+            lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
+            lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
+        }
     primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
     primitive._arg_sizes = sizes
     return primitive
@@ -840,7 +840,7 @@ def _exec_arg_sizes(pd) -> dict[int, int]:
     for index in indices:
         check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, index, md), "dnnl_primitive_desc_query")
         if md[0] != ffi.NULL:
-            size = lib.dnnl_memory_desc_get_size(md[0])
+            size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
             if size:
                 sizes[index] = size
     return sizes

@@ -22,7 +22,6 @@ from typing import NamedTuple
 import pytest
 
 import dnnl_interop
-from dnnl_interop import DnnlRuntimeError, Status
 from dnnl_interop._ffi import ffi
 
 OCL_FUNCTION = "dnnl_ocl_interop_engine_get_cache_blob_id"

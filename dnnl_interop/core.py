@@ -473,7 +473,7 @@ class Memory(Owned):
         """
         if _sentinel_is_allocate(buffer):
             raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
-        if any(isinstance(key, tuple) and key[0] == "view" for key in self._users):
+        if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
             raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
         size, data_type = self._size, self.desc.data_type
         if self.engine._runtime == "native":

@@ -39,10 +39,33 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="module")
-def engine(emulated_gpu):
-    """A real oneDNN GPU engine on the emulated device, shared by a module's tests."""
-    from dnnl_interop import ocl
+def lz(request):
+    """The emulated Level Zero device (for modules that set ``RUNTIME = "ze"``)."""
+    return request.getfixturevalue("emulated_level_zero")
 
-    made = ocl.make_engine(emulated_gpu.device, emulated_gpu.context)
+
+@pytest.fixture(scope="module")
+def engine(request):
+    """A real oneDNN GPU engine on the emulated device, shared by a module's tests:
+    an OpenCL engine, or a Level Zero one in modules that set ``RUNTIME = "ze"``."""
+    from dnnl_interop import ocl, ze
+
+    if getattr(request.module, "RUNTIME", "ocl") == "ze":
+        lz = request.getfixturevalue("lz")
+        made = ze.make_engine(lz.driver, lz.device, lz.context)
+    else:
+        gpu = request.getfixturevalue("emulated_gpu")
+        made = ocl.make_engine(gpu.device, gpu.context)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def stream(request, engine):
+    """A stream on the module's engine: over the emulated list (Level Zero modules)."""
+    from dnnl_interop import ze
+
+    lz = request.getfixturevalue("lz")  # only Level Zero modules ask for a stream here
+    made = ze.make_stream(engine, lz.command_list)
     yield made
     made.close()

@@ -21,23 +21,7 @@ emulated.enable()
 SHAPE = (32, 48)
 
 
-@pytest.fixture(scope="module")
-def lz(emulated_level_zero):
-    return emulated_level_zero
-
-
-@pytest.fixture(scope="module")
-def engine(lz):
-    made = ze.make_engine(lz.driver, lz.device, lz.context)
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
-def stream(lz, engine):
-    made = ze.make_stream(engine, lz.command_list)
-    yield made
-    made.close()
+RUNTIME = "ze"  # the engine and stream fixtures (conftest.py) are Level Zero ones
 
 
 def _reorder(lz, engine, stream, source: np.ndarray, src_type: str, dst_type: str, deps=()):

@@ -23,23 +23,7 @@ SRC = dnnl.MemoryDesc(SHAPE, "float32", "ab")
 DST = dnnl.MemoryDesc(SHAPE, "float32", "ba")
 
 
-@pytest.fixture(scope="module")
-def lz(emulated_level_zero):
-    return emulated_level_zero
-
-
-@pytest.fixture(scope="module")
-def engine(lz):
-    made = ze.make_engine(lz.driver, lz.device, lz.context)
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
-def stream(lz, engine):
-    made = ze.make_stream(engine, lz.command_list)
-    yield made
-    made.close()
+RUNTIME = "ze"  # the engine and stream fixtures (conftest.py) are Level Zero ones
 
 
 @pytest.fixture(scope="module")

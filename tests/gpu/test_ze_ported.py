@@ -41,23 +41,7 @@ class NativeHandle:
         self.int_ptr = address
 
 
-@pytest.fixture(scope="module")
-def lz(emulated_level_zero):
-    return emulated_level_zero
-
-
-@pytest.fixture(scope="module")
-def engine(lz):
-    made = ze.make_engine(lz.driver, lz.device, lz.context)
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
-def stream(lz, engine):
-    made = ze.make_stream(engine, lz.command_list)
-    yield made
-    made.close()
+RUNTIME = "ze"  # the engine and stream fixtures (conftest.py) are Level Zero ones
 
 
 def _transpose(engine, stream, lz, source: np.ndarray, deps=()) -> np.ndarray:

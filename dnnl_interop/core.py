@@ -646,8 +646,30 @@ def reorder(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
 ) -> Primitive:
     """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout."""
-    with PrimitiveDesc.reorder(src_desc, dst_desc, engine, dst_engine) as desc:
-        return Primitive(desc)
+    dst_engine = engine if dst_engine is None else dst_engine
+    pd = ffi.new("dnnl_primitive_desc_t *")
+    with using(
+        (src_desc, MemoryDesc, "src_desc"),
+        (engine, Engine, "engine"),
+        (dst_desc, MemoryDesc, "dst_desc"),
+        (dst_engine, Engine, "dst_engine"),
+    ) as (src_md, c_engine, dst_md, c_dst_engine):
+        check(
+            lib.dnnl_reorder_primitive_desc_create(pd, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
+            "dnnl_reorder_primitive_desc_create",
+        )
+        try:
+            out = Primitive._new_out()
+            check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
+        finally:
+            check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
+        sizes = {
+            lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
+            lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
+        }
+    primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
+    primitive._arg_sizes = sizes
+    return primitive
 
 
 # --- primitive descriptors and primitive cache blobs ---------------------------

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from ._ffi import ffi, lib
-from ._handles import as_handle, check_address
+from ._handles import as_handle, check_address, type_name
 
 _VOID_POINTER = ffi.typeof("void *")
 _MEMORY_ALLOCATE_ADDRESS = int(ffi.cast("uintptr_t", lib.DNNL_MEMORY_ALLOCATE))
@@ -88,6 +88,14 @@ def _sentinel(data: object):
     return None
 
 
+def refuse_allocate(data: object, what: str) -> None:
+    """MEMORY_ALLOCATE asks oneDNN to allocate at creation; it is no buffer to switch to."""
+    pointer = _sentinel(data)
+    address = getattr(data, "address", data) if isinstance(data, (int, UncheckedPointer)) else None
+    if (pointer is not None and pointer != ffi.NULL) or address == _MEMORY_ALLOCATE_ADDRESS:
+        raise ValueError(f"{what}: MEMORY_ALLOCATE only applies when a memory is created")
+
+
 def _refuse_owned(data: object, what: str) -> None:
     from ._owned import Owned
 
@@ -109,7 +117,7 @@ def host_buffer(data: object, size: int, data_type: int | None, what: str):
     _refuse_owned(data, what)
     if hasattr(data, "int_ptr"):
         raise TypeError(
-            f"{what}: a {_name(data)} is a device memory handle, not host memory; "
+            f"{what}: a {type_name(data)} is a device memory handle, not host memory; "
             "use ocl.make_memory or ze.make_memory on an engine of that runtime"
         )
     if isinstance(data, ffi.CData):
@@ -124,7 +132,7 @@ def host_buffer(data: object, size: int, data_type: int | None, what: str):
                 "if you vouch for both"
             ) from None
         raise TypeError(
-            f"{what}: expected a buffer (a numpy array, a bytearray, ...), got a {_name(data)}"
+            f"{what}: expected a buffer (a numpy array, a bytearray, ...), got a {type_name(data)}"
         ) from None
     with view:
         _check_view(view, data, size, data_type, what)
@@ -195,12 +203,12 @@ def device_handle(data: object, size: int, data_type: int | None, what: str, run
         return ffi.cast(_VOID_POINTER, data.address), data
     _refuse_owned(data, what)
     if isinstance(data, (list, tuple)):
-        raise TypeError(f"{what}: expected one memory handle, got a {_name(data)}")
+        raise TypeError(f"{what}: expected one memory handle, got a {type_name(data)}")
     if isinstance(data, ffi.CData):
         return _cffi_handle(data, size, data_type, what, runtime)
     if hasattr(data, "int_ptr"):
         if runtime == "ze_usm" and type(data).__module__.startswith("pyopencl"):
-            raise TypeError(f"{what}: a {_name(data)} is an OpenCL object, not a Level Zero USM pointer")
+            raise TypeError(f"{what}: a {type_name(data)} is an OpenCL object, not a Level Zero USM pointer")
         ctype = "cl_mem" if runtime == "cl_mem" else _VOID_POINTER
         handle = as_handle(data, ctype, what)
         held = getattr(data, "size", None)
@@ -210,7 +218,7 @@ def device_handle(data: object, size: int, data_type: int | None, what: str, run
     if _has_buffer(data):
         if runtime == "cl_mem":
             raise TypeError(
-                f"{what}: a {_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
+                f"{what}: a {type_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
                 "give a pyopencl.Buffer, or USM memory with MemoryKind.USM"
             )
         return host_buffer(data, size, data_type, what)
@@ -237,12 +245,6 @@ def _has_buffer(data: object) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _name(obj: object) -> str:
-    cls = type(obj)
-    module = cls.__module__.split(".")[0]
-    return cls.__name__ if module == "builtins" else f"{module}.{cls.__name__}"
 
 
 def _dtype_of(data: object, fmt: str) -> str:

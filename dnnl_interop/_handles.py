@@ -146,10 +146,15 @@ def _from_int(obj: object, ctype, what: str):
     return ffi.cast(ctype, check_address(obj, what))
 
 
-def _describe(obj: object) -> str:
+def type_name(obj: object) -> str:
+    """How messages name the type of ``obj``: ``str``, ``numpy.ndarray``, ``pyopencl.Buffer``."""
     cls = type(obj)
     module = cls.__module__.split(".")[0]
-    return f"a {cls.__name__}" if module == "builtins" else f"a {module}.{cls.__name__}"
+    return cls.__name__ if module == "builtins" else f"{module}.{cls.__name__}"
+
+
+def _describe(obj: object) -> str:
+    return f"a {type_name(obj)}"
 
 
 def as_bytes(data: object, what: str):

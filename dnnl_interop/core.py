@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 import atexit
 import operator
 
-from ._buffers import UncheckedPointer, device_handle, host_buffer
+from ._buffers import UncheckedPointer, device_handle, host_buffer, refuse_allocate
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
 from ._library import checked
@@ -439,13 +439,6 @@ class Memory(Owned):
             self._adopt(out[0], keep=(desc, engine, kept))
         self._use_data((pointer,), kept)
 
-    @classmethod
-    def _wrap(cls, handle, desc: MemoryDesc, engine: Engine, pointers, kept) -> Memory:
-        """A Memory for a handle an interop function made from ``pointers``."""
-        memory = cls._from_handle(handle, keep=(desc, engine, kept))
-        memory._use_data(pointers, kept)
-        return memory
-
     def _on_close(self) -> None:
         self._executable = None  # execute reads it: closed memory never reaches C
 
@@ -471,8 +464,7 @@ class Memory(Owned):
         Waits first for submitted work that uses this memory: it must not
         be redirected to the new buffer.
         """
-        if _sentinel_is_allocate(buffer):
-            raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
+        refuse_allocate(buffer, "buffer")
         if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
             raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
         size, data_type = self._size, self.desc.data_type
@@ -587,10 +579,6 @@ def _is_usm(memory: Memory) -> bool:
     return ocl.get_memory_kind(memory) == ocl.MemoryKind.USM
 
 
-def _sentinel_is_allocate(buffer: object) -> bool:
-    return isinstance(buffer, ffi.CData) and ffi.typeof(buffer) is _VOID_POINTER and buffer == MEMORY_ALLOCATE
-
-
 # Memory constructors of the interop runtimes, registered by ocl and ze.
 _INTEROP_MEMORY: dict = {}
 
@@ -648,6 +636,22 @@ def reorder(
     """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout."""
     dst_engine = engine if dst_engine is None else dst_engine
     pd = ffi.new("dnnl_primitive_desc_t *")
+    # The argument sizes come from the descriptors given, not from a
+    # primitive-descriptor query: reorder needs no more of the library.
+    sizes = _create_reorder_desc(pd, src_desc, dst_desc, engine, dst_engine, with_sizes=True)
+    try:
+        out = Primitive._new_out()
+        check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
+    finally:
+        check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
+    primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
+    primitive._arg_sizes = sizes
+    return primitive
+
+
+def _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine, with_sizes: bool = False):
+    """``dnnl_reorder_primitive_desc_create`` into ``out``; with ``with_sizes``,
+    the bytes of ``{ARG_FROM, ARG_TO}``."""
     with using(
         (src_desc, MemoryDesc, "src_desc"),
         (engine, Engine, "engine"),
@@ -655,21 +659,15 @@ def reorder(
         (dst_engine, Engine, "dst_engine"),
     ) as (src_md, c_engine, dst_md, c_dst_engine):
         check(
-            lib.dnnl_reorder_primitive_desc_create(pd, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
+            lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
             "dnnl_reorder_primitive_desc_create",
         )
-        try:
-            out = Primitive._new_out()
-            check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
-        finally:
-            check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
-        sizes = {
+        if not with_sizes:
+            return None
+        return {
             lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
             lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
         }
-    primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
-    primitive._arg_sizes = sizes
-    return primitive
 
 
 # --- primitive descriptors and primitive cache blobs ---------------------------
@@ -723,17 +721,8 @@ class PrimitiveDesc(Owned):
         """The descriptor of the reorder :func:`reorder` makes from the same arguments."""
         dst_engine = engine if dst_engine is None else dst_engine
         out = cls._new_out()
-        with using(
-            (src_desc, MemoryDesc, "src_desc"),
-            (engine, Engine, "engine"),
-            (dst_desc, MemoryDesc, "dst_desc"),
-            (dst_engine, Engine, "dst_engine"),
-        ) as (src_md, c_engine, dst_md, c_dst_engine):
-            check(
-                lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
-                "dnnl_reorder_primitive_desc_create",
-            )
-            return cls._made(out[0], (engine, dst_engine), destroy_on_failure=True)
+        _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
+        return cls._made(out[0], (engine, dst_engine), destroy_on_failure=True)
 
     @classmethod
     def from_handle(cls, handle, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:

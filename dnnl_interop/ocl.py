@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 
-from ._buffers import device_handle
+from ._buffers import device_handle, refuse_allocate
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
@@ -290,11 +290,10 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     """
     with using((memory, Memory, "memory")):  # open, before reading what it holds
         size, data_type = memory._size, memory.desc.data_type
+    refuse_allocate(buffer, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
     _check_context([buffer], memory.engine, "buffer")
     handle = [handle]
-    if handle[0] == MEMORY_ALLOCATE:
-        raise ValueError("buffer: MEMORY_ALLOCATE only applies when a memory is created")
     memory._finish_work()
     with using((memory, Memory, "memory")) as c_memory:
         check(

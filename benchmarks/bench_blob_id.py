@@ -152,7 +152,7 @@ def main() -> None:
             raise RuntimeError("the C loop saw a failing call")
         return seconds
 
-    print(f"oneDNN {library.version} at {library.path}")
+    print(f"{library.version} at {library.path}")
     print(f"device: {device.name} ({device.platform.name}); blob id {len(expected)} bytes, "
           f"sha256 {hashlib.sha256(expected).hexdigest()[:16]}...")
     print(f"{args.rounds} rounds x {args.calls} calls per variant, interleaved; per call:")

@@ -180,7 +180,7 @@ def main() -> None:
             raise RuntimeError("the C loop saw a failing call")
         return seconds
 
-    print(f"oneDNN {library.version} at {library.path}; engine {engine.kind.name}")
+    print(f"{library.version} at {library.path}; engine {engine.kind.name}")
     print(f"{args.rounds} rounds x {args.calls} executions, each + wait, per variant, interleaved; "
           "per execution:")
     real = interleave({"binding": binding, "raw cffi": raw, "C loop": c_loop}, args.rounds, args.calls)

@@ -139,7 +139,7 @@ def _collect_onednn() -> tuple[dict, object | None]:
     facts["notes"] = list(library.notes)
     found = library.version
     facts["loaded"] = True
-    facts["version"] = str(found)
+    facts["version"] = found.number
     facts["hash"] = found.hash
     facts["cpu_runtime"] = _runtime_name(found.cpu_runtime)
     facts["gpu_runtime"] = _runtime_name(found.gpu_runtime)

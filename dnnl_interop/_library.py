@@ -84,12 +84,22 @@ def _runtime(value: int) -> Runtime | int:
 # Plain namedtuples, not dataclasses or typing.NamedTuple: importing the
 # package must stay cheap.
 class Version(namedtuple("Version", "major minor patch hash cpu_runtime gpu_runtime")):
-    """What ``dnnl_version()`` reports; runtimes are :class:`Runtime` values."""
+    """What ``dnnl_version()`` reports; runtimes are :class:`Runtime` values.
+
+    ``str()`` reads ``oneDNN 3.13.2 (c852e73e, CPU: SYCL, GPU: SYCL)``;
+    :attr:`number` is ``"3.13.2"`` alone.
+    """
 
     __slots__ = ()
 
-    def __str__(self) -> str:
+    @property
+    def number(self) -> str:
+        """``"major.minor.patch"``."""
         return f"{self.major}.{self.minor}.{self.patch}"
+
+    def __str__(self) -> str:
+        runtimes = [getattr(r, "name", str(r)) for r in (self.cpu_runtime, self.gpu_runtime)]
+        return f"oneDNN {self.number} ({self.hash[:8] or 'no hash'}, CPU: {runtimes[0]}, GPU: {runtimes[1]})"
 
 
 class Library(namedtuple("Library", "path version missing preloaded notes")):
@@ -322,7 +332,7 @@ def _dnnl_interop_autoload() -> int:
 
 
 def _missing(function: str, library: Library) -> MissingFunctionError:
-    return MissingFunctionError(function, library.path, str(library.version))
+    return MissingFunctionError(function, library.path, library.version.number)
 
 
 def missing_function_error(function: str) -> Exception | None:

@@ -268,7 +268,7 @@ if pid == 0:  # the child: the holder thread does not exist here
         import pyopencl as cl
         [pocl] = [p for p in cl.get_platforms() if p.name == "Portable Computing Language"]
         blob = dnnl_interop.ocl.get_engine_cache_blob_id(pocl.get_devices()[0])
-        message = f"loaded {{library.version}} {{len(blob)}}"
+        message = f"loaded {{library.version.number}} {{len(blob)}}"
     except BaseException as exc:
         message = f"error {{exc!r}}"
     os.write(write_end, message.encode())

@@ -440,7 +440,7 @@ _MISSING_SCRIPT = textwrap.dedent(
     stream.wait()
     device = cl.get_platforms()[0].get_devices()[0]
     print(json.dumps({
-        "version": str(library.version),
+        "version": library.version.number,
         "path": library.path,
         "missing": list(library.missing),
         "answers": answers,

@@ -178,7 +178,7 @@ def test_a_null_device_is_refused_before_c(real_dnnl, device, error, message):
 
 
 def test_level_zero_blob_id_of_null_handles_is_refused_before_c(real_dnnl):
-    with pytest.raises(TypeError, match="^driver: None given"):
+    with pytest.raises(TypeError, match=r"^driver: None given"):
         dnnl_interop.ze.get_engine_cache_blob_id(None, None)
 
 

@@ -86,7 +86,7 @@ def store(tmp_path):
 def test_runtime_other_than_ocl_or_ze_is_a_value_error_naming_it(store, runtime):
     for call in (lambda: store.put(runtime, b"k", b"b"), lambda: store.get(runtime, b"k"),
                  lambda: store.delete(runtime, b"k"), lambda: store.path_for(runtime, b"k")):
-        with pytest.raises(ValueError, match="^runtime: expected 'ocl' or 'ze'"):
+        with pytest.raises(ValueError, match=r"^runtime: expected 'ocl' or 'ze'"):
             call()
     assert not store.directory.exists()
 
@@ -101,17 +101,17 @@ def test_empty_key_or_blob_is_refused_and_never_stored(store, argument, empty):
 
 
 def test_empty_key_is_refused_by_get_and_delete(store):
-    with pytest.raises(ValueError, match="^key: must not be empty"):
+    with pytest.raises(ValueError, match=r"^key: must not be empty"):
         store.get("ze", b"")
-    with pytest.raises(ValueError, match="^key: must not be empty"):
+    with pytest.raises(ValueError, match=r"^key: must not be empty"):
         store.delete("ze", b"")
 
 
 @pytest.mark.parametrize("value", ["text", 12, None, [1, 2]])
 def test_key_and_blob_must_be_bytes_like(store, value):
-    with pytest.raises(TypeError, match="^key: expected a bytes-like object"):
+    with pytest.raises(TypeError, match=r"^key: expected a bytes-like object"):
         store.put("ocl", value, b"b")
-    with pytest.raises(TypeError, match="^blob: expected a bytes-like object"):
+    with pytest.raises(TypeError, match=r"^blob: expected a bytes-like object"):
         store.put("ocl", b"k", value)
 
 
@@ -126,7 +126,7 @@ def test_any_bytes_like_key_and_blob_are_taken_by_content(store):
 
 
 def test_key_longer_than_the_format_allows_is_refused(store):
-    with pytest.raises(ValueError, match="^key: .* more than"):
+    with pytest.raises(ValueError, match=r"^key: .* more than"):
         store.put("ocl", b"k" * (cache.MAX_KEY_SIZE + 1), b"b")
 
 
@@ -139,7 +139,7 @@ def test_bad_store_settings_are_refused(tmp_path, kwargs):
 
 
 def test_directory_must_be_a_path(tmp_path):
-    with pytest.raises(TypeError, match="^directory:"):
+    with pytest.raises(TypeError, match=r"^directory:"):
         CacheBlobStore(42)
 
 
@@ -164,11 +164,11 @@ def test_compose_key_layout_is_tag_then_length_prefixed_ids():
 
 
 def test_compose_key_refuses_empty_or_non_bytes_ids():
-    with pytest.raises(ValueError, match="^engine_blob_id: must not be empty"):
+    with pytest.raises(ValueError, match=r"^engine_blob_id: must not be empty"):
         compose_key(b"", b"p")
-    with pytest.raises(ValueError, match="^primitive_blob_id: must not be empty"):
+    with pytest.raises(ValueError, match=r"^primitive_blob_id: must not be empty"):
         compose_key(b"e", b"")
-    with pytest.raises(TypeError, match="^primitive_blob_id: expected a bytes-like object"):
+    with pytest.raises(TypeError, match=r"^primitive_blob_id: expected a bytes-like object"):
         compose_key(b"e", "p")
 
 

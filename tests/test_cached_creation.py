@@ -125,7 +125,7 @@ def test_a_primitive_from_a_descriptor_refuses_a_memory_smaller_than_its_argumen
 
 def test_primitive_checks_its_arguments_before_calling_onednn(engine):
     desc = dnnl.PrimitiveDesc.reorder(*_descs(), engine)
-    with pytest.raises(TypeError, match="desc: expected a dnnl_interop.PrimitiveDesc"):
+    with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.PrimitiveDesc"):
         dnnl.Primitive(_descs()[0])
     with pytest.raises(TypeError, match="cache_blob"):
         dnnl.Primitive(desc, "a blob as text")
@@ -236,7 +236,7 @@ def test_from_handle_refuses_what_is_no_descriptor_of_the_engine_given(engine):
                 dnnl.PrimitiveDesc.from_handle(raw, owned=True, engine=other)
         with pytest.raises(TypeError, match="handle: expected a struct dnnl_primitive_desc"):
             dnnl.PrimitiveDesc.from_handle(engine.handle)
-        with pytest.raises(TypeError, match="handle: expected .*got a dnnl_interop.PrimitiveDesc"):
+        with pytest.raises(TypeError, match=r"handle: expected .*got a dnnl_interop.PrimitiveDesc"):
             dnnl.PrimitiveDesc.from_handle(dnnl.PrimitiveDesc.reorder(*_descs(), engine))
         with pytest.raises(TypeError, match="handle: None"):
             dnnl.PrimitiveDesc.from_handle(None)
@@ -244,7 +244,7 @@ def test_from_handle_refuses_what_is_no_descriptor_of_the_engine_given(engine):
             dnnl.PrimitiveDesc.from_handle(ffi.cast("dnnl_primitive_desc_t", 0))
         with pytest.raises(TypeError, match="owned: expected a bool"):
             dnnl.PrimitiveDesc.from_handle(raw, owned=1)
-        with pytest.raises(TypeError, match="engine: expected a dnnl_interop.Engine"):
+        with pytest.raises(TypeError, match=r"engine: expected a dnnl_interop.Engine"):
             dnnl.PrimitiveDesc.from_handle(raw, engine=engine.handle)
     finally:
         # Nothing was taken over by the refusals: the handle is still the caller's.
@@ -265,9 +265,9 @@ def test_cached_creation_on_the_cpu_engine_makes_the_primitive_without_the_store
 
 def test_cached_creation_checks_the_store_and_the_descriptor_first(engine, cl, pocl_device):
     with dnnl.PrimitiveDesc.reorder(*_descs(), engine) as desc:
-        with pytest.raises(TypeError, match="store: expected a dnnl_interop.CacheBlobStore or None, got str"):
+        with pytest.raises(TypeError, match=r"store: expected a dnnl_interop.CacheBlobStore or None, got str"):
             dnnl.make_primitive_cached(desc, "a directory")
-    with pytest.raises(TypeError, match="desc: expected a dnnl_interop.PrimitiveDesc"):
+    with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.PrimitiveDesc"):
         dnnl.make_primitive_cached(_descs()[0])
     with pytest.raises(TypeError, match="store: expected"):
         dnnl.reorder_cached(*_descs(), engine, store=object())

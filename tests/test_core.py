@@ -114,7 +114,7 @@ def test_every_format_tag_of_the_headers_is_known():
 
 
 def test_a_tag_of_the_wrong_rank_is_refused_before_c(real_dnnl):
-    with pytest.raises(ValueError, match="^tag: 'abcd' lays out 4 dimensions, the shape has 2"):
+    with pytest.raises(ValueError, match=r"^tag: 'abcd' lays out 4 dimensions, the shape has 2"):
         dnnl.MemoryDesc((2, 3), "f32", "abcd")
 
 

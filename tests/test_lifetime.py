@@ -252,16 +252,16 @@ def test_a_host_buffer_is_checked_against_the_descriptor(cpu_engine, buffer, err
 def test_device_memory_is_never_taken_for_host_memory(cpu_engine, cl, pocl_device):
     context = cl.Context([pocl_device])
     buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, 24)
-    with pytest.raises(TypeError, match="^buffer: a pyopencl.Buffer is a device memory handle"):
+    with pytest.raises(TypeError, match=r"^buffer: a pyopencl.Buffer is a device memory handle"):
         _memory(cpu_engine, buffer)
 
 
 def test_a_cffi_array_is_checked_by_its_size_and_a_bare_pointer_refused(cpu_engine):
     from dnnl_interop._ffi import ffi
 
-    with pytest.raises(ValueError, match="^buffer: 20 bytes, the descriptor needs 24"):
+    with pytest.raises(ValueError, match=r"^buffer: 20 bytes, the descriptor needs 24"):
         _memory(cpu_engine, ffi.new("float[]", 5))
-    with pytest.raises(TypeError, match="^buffer: a cffi float \\* has no size to check"):
+    with pytest.raises(TypeError, match=r"^buffer: a cffi float \* has no size to check"):
         _memory(cpu_engine, ffi.cast("float *", 0x1000))
     array = ffi.new("float[]", 6)
     with _memory(cpu_engine, array) as memory:
@@ -272,9 +272,9 @@ def test_an_unchecked_pointer_is_the_named_way_to_pass_an_address(cpu_engine):
     array = np.arange(6, dtype=np.float32)
     with _memory(cpu_engine, dnnl.UncheckedPointer(array.ctypes.data)) as memory:
         assert memory.data_handle == array.ctypes.data
-    with pytest.raises(ValueError, match="^address: .* is not a valid address"):
+    with pytest.raises(ValueError, match=r"^address: .* is not a valid address"):
         dnnl.UncheckedPointer(-1)
-    with pytest.raises(TypeError, match="^address: expected an int address, got float"):
+    with pytest.raises(TypeError, match=r"^address: expected an int address, got float"):
         dnnl.UncheckedPointer(1.0)
 
 
@@ -288,7 +288,7 @@ def test_types_numpy_cannot_name_take_their_raw_bits(cpu_engine):
 
 def test_memory_allocate_is_only_for_creation(cpu_engine):
     with _memory(cpu_engine, dnnl.MEMORY_ALLOCATE) as memory:
-        with pytest.raises(ValueError, match="^buffer: MEMORY_ALLOCATE only applies when a memory is created"):
+        with pytest.raises(ValueError, match=r"^buffer: MEMORY_ALLOCATE only applies when a memory is created"):
             memory.set_data_handle(dnnl.MEMORY_ALLOCATE)
 
 
@@ -317,9 +317,9 @@ def test_numpy_integers_are_integers(real_dnnl):
 
 
 def test_messages_name_the_argument(cpu_engine):
-    with pytest.raises(ValueError, match="^index: -1 is not a valid index"):
+    with pytest.raises(ValueError, match=r"^index: -1 is not a valid index"):
         dnnl.Engine(dnnl.EngineKind.CPU, -1)
-    with pytest.raises(TypeError, match="^kind: expected EngineKind, got str"):
+    with pytest.raises(TypeError, match=r"^kind: expected EngineKind, got str"):
         dnnl.Engine("cpu")
     with dnnl.Stream(cpu_engine) as stream, dnnl.MemoryDesc((2, 2), "f32", "ab") as desc:
         with dnnl.reorder(desc, desc, cpu_engine) as primitive, dnnl.Memory(desc, cpu_engine) as memory:
@@ -333,5 +333,5 @@ def test_a_numpy_array_is_never_taken_for_a_handle(real_dnnl):
     from dnnl_interop import ocl
 
     for array in (np.array([5]), np.zeros(3), np.array(7)):
-        with pytest.raises(TypeError, match="^device: expected a cl_device_id .* got a numpy.ndarray"):
+        with pytest.raises(TypeError, match=r"^device: expected a cl_device_id .* got a numpy.ndarray"):
             ocl.get_engine_cache_blob_id(array)

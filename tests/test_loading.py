@@ -632,7 +632,7 @@ def test_checked_passes_real_answers_through(real_dnnl):
 def test_load_library_refuses_a_path_of_the_wrong_kind_naming_it(bad, error):
     """A path that is not a str, bytes or os.PathLike, or that holds a NUL
     byte, raises before anything is tried, naming the argument."""
-    with pytest.raises(error, match="^path: "):
+    with pytest.raises(error, match=r"^path: "):
         dnnl_interop.load_library(bad)
 
 
@@ -642,11 +642,11 @@ def test_load_library_takes_a_bytes_path(real_dnnl):
 
 @pytest.mark.parametrize("bad", [None, 1.5, "1", True, [], __import__("fractions").Fraction(1)])
 def test_set_verbose_takes_only_an_int_level(real_dnnl, bad):
-    with pytest.raises(TypeError, match="^level: expected an int"):
+    with pytest.raises(TypeError, match=r"^level: expected an int"):
         dnnl_interop.set_verbose(bad)
 
 
 @pytest.mark.parametrize("bad", [2**31, -(2**31) - 1, 2**64])
 def test_set_verbose_refuses_a_level_no_c_int_holds(real_dnnl, bad):
-    with pytest.raises(ValueError, match="^level: .* does not fit a C int"):
+    with pytest.raises(ValueError, match=r"^level: .* does not fit a C int"):
         dnnl_interop.set_verbose(bad)

@@ -40,7 +40,7 @@ def test_descriptors_compare_by_value_across_tag_aliases(real_dnnl):
 
 
 def test_a_tag_of_another_rank_is_refused(real_dnnl):
-    with pytest.raises(ValueError, match="^tag: 'abcd' lays out 4 dimensions, the shape has 2"):
+    with pytest.raises(ValueError, match=r"^tag: 'abcd' lays out 4 dimensions, the shape has 2"):
         dnnl.MemoryDesc((2, 3), "f32", "abcd")
 
 
@@ -77,7 +77,7 @@ def test_a_view_keeps_the_buffer_valid_after_the_memory_closes(engine):
 def test_the_buffer_cannot_change_under_a_view(engine):
     with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine) as memory:
         view = np.asarray(memory)
-        with pytest.raises(ValueError, match="^buffer: numpy views of the current buffer exist"):
+        with pytest.raises(ValueError, match=r"^buffer: numpy views of the current buffer exist"):
             memory.set_data_handle(np.zeros((2, 3), np.float32))
         del view
         gc.collect()

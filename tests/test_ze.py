@@ -165,9 +165,9 @@ def test_wrong_types_are_refused_naming_the_argument(call, argument):
 
 
 def test_a_dnnl_object_is_not_taken_for_a_level_zero_handle(real_cpu_engine):
-    with pytest.raises(TypeError, match="^driver: .*Engine"):
+    with pytest.raises(TypeError, match=r"^driver: .*Engine"):
         ze.make_engine(real_cpu_engine, FAKE_DEVICE, FAKE_CONTEXT)
-    with pytest.raises(TypeError, match="^command_list: .*Engine"):
+    with pytest.raises(TypeError, match=r"^command_list: .*Engine"):
         ze.make_stream(real_cpu_engine, real_cpu_engine)
     with pytest.raises(TypeError, match=r"^deps\[0\]: .*Engine"):
         _execute_reorder(real_cpu_engine, deps=[real_cpu_engine])
@@ -175,7 +175,7 @@ def test_a_dnnl_object_is_not_taken_for_a_level_zero_handle(real_cpu_engine):
 
 def test_a_handle_value_of_another_kind_is_not_a_memory_buffer(real_cpu_engine):
     desc = dnnl.MemoryDesc((2, 2), "f32", "ab")
-    with pytest.raises(TypeError, match="^handles: .*Level Zero Context"):
+    with pytest.raises(TypeError, match=r"^handles: .*Level Zero Context"):
         ze.make_memory(desc, real_cpu_engine, ze.Context(0x10))
     with pytest.raises(TypeError, match=r"^handles\[1\]: .*Engine"):
         ze.make_memory(desc, real_cpu_engine, [dnnl.MEMORY_ALLOCATE, real_cpu_engine])
@@ -183,25 +183,25 @@ def test_a_handle_value_of_another_kind_is_not_a_memory_buffer(real_cpu_engine):
 
 def test_a_host_buffer_must_be_writable_contiguous_and_large_enough(real_cpu_engine):
     desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
-    with pytest.raises(ValueError, match="^handles: 20 bytes, the descriptor needs 24"):
+    with pytest.raises(ValueError, match=r"^handles: 20 bytes, the descriptor needs 24"):
         ze.make_memory(desc, real_cpu_engine, np.zeros(5, np.float32))
-    with pytest.raises(ValueError, match="^handles: .*not C-contiguous"):
+    with pytest.raises(ValueError, match=r"^handles: .*not C-contiguous"):
         ze.make_memory(desc, real_cpu_engine, np.zeros((3, 4), np.float32)[:, ::2])
-    with pytest.raises(ValueError, match="^handles: .*read-only"):
+    with pytest.raises(ValueError, match=r"^handles: .*read-only"):
         ze.make_memory(desc, real_cpu_engine, bytes(24))
 
 
 def test_a_one_element_numpy_array_is_a_buffer_not_an_int(real_cpu_engine):
     """numpy arrays of one element have ``__index__`` (their value): never an address."""
     desc = dnnl.MemoryDesc((2,), "f32", "a")
-    with pytest.raises(ValueError, match="^handles: 4 bytes"):
+    with pytest.raises(ValueError, match=r"^handles: 4 bytes"):
         ze.make_memory(desc, real_cpu_engine, np.array([7], np.float32))
 
 
 def test_execute_refuses_args_that_are_not_memory(real_cpu_engine):
     with pytest.raises(TypeError, match=r"^args\[1\]"):
         _execute_reorder(real_cpu_engine, args={1: "memory"})
-    with pytest.raises(TypeError, match="^args"):
+    with pytest.raises(TypeError, match=r"^args"):
         _execute_reorder(real_cpu_engine, args=[1, 2])
     with pytest.raises(TypeError, match=r"^deps\[1\]: .*Level Zero Event, got a CommandList"):
         _execute_reorder(real_cpu_engine, deps=[ze.Event(1), ze.CommandList(2)])
@@ -284,7 +284,7 @@ def test_a_blob_id_for_null_handles_is_refused_before_c(real_dnnl, driver, devic
 
 @pytest.mark.parametrize("empty", [b"", bytearray(), np.zeros(0, np.uint8)], ids=["bytes", "bytearray", "numpy"])
 def test_make_engine_refuses_an_empty_cache_blob_before_c(real_dnnl, empty):
-    with pytest.raises(ValueError, match="^cache_blob: empty"):
+    with pytest.raises(ValueError, match=r"^cache_blob: empty"):
         ze.make_engine(FAKE_DRIVER, FAKE_DEVICE, FAKE_CONTEXT, cache_blob=empty)
 
 
@@ -344,7 +344,7 @@ def test_execute_on_a_cpu_stream_names_the_stream_it_needs(real_cpu_engine):
 
 
 def test_make_stream_refuses_a_null_list_before_c(real_cpu_engine):
-    with pytest.raises(TypeError, match="^command_list: None given"):
+    with pytest.raises(TypeError, match=r"^command_list: None given"):
         ze.make_stream(real_cpu_engine, None)
 
 

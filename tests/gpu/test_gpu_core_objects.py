@@ -50,7 +50,7 @@ def test_memory_on_a_gpu_engine_uses_the_callers_buffer(emulated_gpu, engine):
 
 def test_a_host_array_is_not_taken_for_gpu_memory(engine):
     with dnnl.MemoryDesc(SHAPE, "f32", "ab") as desc:
-        with pytest.raises(TypeError, match="^handle: a numpy.ndarray is host memory, not an OpenCL buffer"):
+        with pytest.raises(TypeError, match=r"^handle: a numpy.ndarray is host memory, not an OpenCL buffer"):
             dnnl.Memory(desc, engine, np.zeros(SHAPE, np.float32))
 
 

@@ -159,7 +159,7 @@ def test_a_cache_blob_is_ignored_once_oneDNN_knows_the_device(emulated_gpu, engi
 
 
 def test_an_empty_cache_blob_is_refused_before_c(emulated_gpu, context):
-    with pytest.raises(ValueError, match="^cache_blob: empty"):
+    with pytest.raises(ValueError, match=r"^cache_blob: empty"):
         ocl.make_engine(emulated_gpu.device, context, b"")
     assert context.reference_count == 1
 

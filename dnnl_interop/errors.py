@@ -50,6 +50,13 @@ class Status(enum.IntEnum):
     INVALID_DATA_TYPE = 10
 
 
+# oneDNN says why a call failed only in its verbose output, printed with
+# printf to the C stdout (3.13 has no callback or redirect). Argument checks
+# print at the "check" level, which dnnl_set_verbose cannot turn on: only the
+# variable, read when oneDNN is loaded. "check" includes "error".
+VERBOSE_HINT = "oneDNN prints its reason on stdout when run with ONEDNN_VERBOSE=check"
+
+
 class DnnlError(Exception):
     """A oneDNN C function returned a status other than success.
 
@@ -66,7 +73,8 @@ class DnnlError(Exception):
         self.detail = detail
         name = status.name if isinstance(status, Status) else "unknown status"
         message = f"{function} failed: {name} ({int(status)})"
-        super().__init__(f"{message}: {detail}" if detail else message)
+        message = f"{message}: {detail}" if detail else message
+        super().__init__(f"{message} ({VERBOSE_HINT})")
 
     def __reduce__(self):
         return type(self), (self.status, self.function, self.detail)

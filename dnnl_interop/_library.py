@@ -404,7 +404,20 @@ _C_INT = 2 ** (8 * ffi.sizeof("int") - 1)
 
 
 def set_verbose(level: int) -> None:
-    """Set oneDNN's verbose level (0 silences it; it prints to stdout)."""
+    """Set oneDNN's verbose level: 0 silences it, 1 prints errors and each
+    execution, 2 also each creation (``dnnl_set_verbose``; on stdout).
+
+    The binding sets 0 when it loads oneDNN unless ``ONEDNN_VERBOSE`` (or
+    ``DNNL_VERBOSE``) is set. No level prints oneDNN's argument checks, the
+    reason for most failed calls: for those, run with
+    ``ONEDNN_VERBOSE=check`` in the environment (read when oneDNN loads).
+
+    Raises:
+        TypeError: ``level`` is not an int.
+        ValueError: ``level`` does not fit a C int.
+        InvalidArgumentsError: oneDNN refuses the level (not 0, 1 or 2).
+        LibraryNotFoundError: no oneDNN library could be loaded.
+    """
     if isinstance(level, bool) or not hasattr(type(level), "__index__"):
         raise TypeError(f"level: expected an int, got {type(level).__name__}")
     level = level.__index__()

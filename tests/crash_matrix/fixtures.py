@@ -145,6 +145,31 @@ def join_threads(threads, timeout=15.0):
 ''',
 )
 
+_fixture(
+    "fork_and_wait",
+    '''
+def fork_and_wait(child, timeout=10.0):
+    """Run ``child()`` in a forked process: ``(exited in time, wait status)``; 3 if it raised."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child()
+            code = 0
+        except BaseException:
+            code = 3
+        os._exit(code)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if not done:
+        os.kill(pid, 9); os.waitpid(pid, 0)
+    return bool(done), status
+''',
+)
+
 # --- real OpenCL objects (pyopencl; no oneDNN needed) ---------------------------
 _fixture(
     "pocl_dev",

@@ -179,44 +179,14 @@ join_threads(run_threads([first_call] * 8))
         _case("fork while another thread loads the library", "threads/loader", '''
 loading = run_threads([dnnl.load_library])
 time.sleep(0.01)
-pid = os.fork()
-if pid == 0:
-    try:
-        dnnl.MemoryDesc((2, 2), "float32", "ab").size
-        code = 0
-    except BaseException:
-        code = 3
-    os._exit(code)
-deadline = time.monotonic() + 10
-while True:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done or time.monotonic() > deadline:
-        break
-    time.sleep(0.05)
-if not done:
-    os.kill(pid, 9); os.waitpid(pid, 0)
+done, status = fork_and_wait(lambda: dnnl.MemoryDesc((2, 2), "float32", "ab").size)
 join_threads(loading)
 assert done, "the forked child hung on the loader"
 assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the forked child failed: {status}"
 ''', "none"),
         _case("fork after loading: the child uses the binding", "threads/loader", '''
 dnnl.MemoryDesc((2, 2), "float32", "ab").size
-pid = os.fork()
-if pid == 0:
-    try:
-        dnnl.MemoryDesc((3, 3), "float32", "ab").size
-        code = 0
-    except BaseException:
-        code = 3
-    os._exit(code)
-deadline = time.monotonic() + 10
-while True:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done or time.monotonic() > deadline:
-        break
-    time.sleep(0.05)
-if not done:
-    os.kill(pid, 9); os.waitpid(pid, 0)
+done, status = fork_and_wait(lambda: dnnl.MemoryDesc((3, 3), "float32", "ab").size)
 assert done, "the forked child hung"
 assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the forked child failed: {status}"
 ''', "none"),

@@ -24,10 +24,10 @@ import hashlib
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from compile_library import compile_replacing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -695,27 +695,7 @@ def build_counting(out_dir: Path) -> Path:
         return target
 
     source_path.write_text(source)
-    # Build beside the target, then rename: a library some process has
-    # already loaded is never overwritten in place.
-    fd, temporary = tempfile.mkstemp(prefix=".libdnnl_counting-", suffix=".so", dir=out_dir)
-    os.close(fd)
-    try:
-        command[command.index("-o") + 1] = temporary
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise RuntimeError(
-                "compiling the counting library failed:\n"
-                + " ".join(command)
-                + "\n"
-                + result.stdout
-                + result.stderr
-            )
-        os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-    stamp.write_text(key)
-    return target
+    return compile_replacing(command, target, stamp, key, "the counting library")
 
 
 if __name__ == "__main__":

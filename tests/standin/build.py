@@ -37,10 +37,10 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from compile_library import compile_replacing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -148,27 +148,7 @@ def build_standin(out_dir: Path) -> Path:
         return target
 
     (out_dir / TAGS_HEADER).write_text(tags_text)
-    # Build beside the target, then rename: a library some process has
-    # already loaded is never overwritten in place.
-    fd, temporary = tempfile.mkstemp(prefix=".libdnnl_standin-", suffix=".so", dir=out_dir)
-    os.close(fd)
-    try:
-        command[command.index("-o") + 1] = temporary
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(
-                "compiling the oneDNN stand-in failed:\n"
-                + " ".join(command)
-                + "\n"
-                + result.stdout
-                + result.stderr
-            )
-        os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-    stamp.write_text(key)
-    return target
+    return compile_replacing(command, target, stamp, key, "the oneDNN stand-in")
 
 
 if __name__ == "__main__":

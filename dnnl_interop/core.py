@@ -23,12 +23,11 @@ import operator
 from ._buffers import UncheckedPointer, device_handle, host_buffer, refuse_allocate
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
-from ._library import checked
+from ._library import check, checked, status_error
 from ._owned import Owned, using
-from .errors import check
 from ._handles import as_bytes, as_handle
 from ._sized import query_then_fill
-from .errors import InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError, make_error
+from .errors import InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -195,9 +194,9 @@ class Engine(Owned):
         out = self._new_out()
         status = lib.dnnl_engine_create(out, int(kind), index)
         if status:
-            error = make_error(status, "dnnl_engine_create")
+            error = status_error(status, "dnnl_engine_create")
             if isinstance(error, InvalidArgumentsError):  # not a loading or missing-function error
-                error = make_error(status, "dnnl_engine_create", _engine_hint(kind, index))
+                error = status_error(status, "dnnl_engine_create", _engine_hint(kind, index))
             raise error
         self._adopt(out[0])
 
@@ -837,7 +836,7 @@ def _exec_arg_sizes(pd) -> dict[int, int]:
 
 def _cache_blob_error(status: int, name: str) -> Exception:
     """oneDNN's error for a cache-blob call; its bare UNIMPLEMENTED gets the reason."""
-    error = make_error(status, name)
+    error = status_error(status, name)
     if type(error) is UnimplementedError:
         return UnimplementedError(Status.UNIMPLEMENTED, name, _NO_CACHE_BLOBS)
     return error

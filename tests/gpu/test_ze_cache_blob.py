@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+from ze_usm import transpose_over_shared_usm
 
 import dnnl_interop as dnnl
 from dnnl_interop import ze
@@ -30,18 +31,8 @@ def _restore_and_transpose_to_f16(blob: bytes, source: np.ndarray) -> tuple[np.n
     """In a new process: an engine from ``blob`` runs an f32 -> f16 transposing reorder."""
     lz = emulated.enable()
     engine = ze.make_engine(lz.driver, lz.device, lz.context, blob)
-    src_desc = dnnl.MemoryDesc(source.shape, "float32", "ab")
-    dst_desc = dnnl.MemoryDesc(source.shape, "float16", "ba")
-    src, dst = lz.shared(source.shape, "float32"), lz.shared(source.shape[::-1], "float16")
-    src.array[:] = source
-    with ze.make_stream(engine, lz.command_list) as stream:
-        ze.execute(
-            dnnl.reorder(src_desc, dst_desc, engine), stream,
-            {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-             dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
-        )
-        stream.wait()
-    return dst.array.copy(), ze.get_engine_cache_blob(engine)
+    transposed = transpose_over_shared_usm(engine, lz, source, "float16")
+    return transposed, ze.get_engine_cache_blob(engine)
 
 
 def _renamed(blob: bytes, old: bytes, new: bytes) -> bytes:

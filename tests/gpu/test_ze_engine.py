@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ze_usm import transpose_over_shared_usm
 
 import dnnl_interop as dnnl
 from dnnl_interop import ze
@@ -16,22 +17,6 @@ from dnnl_interop.testing import emulated_level_zero as emulated
 
 # At collection, before any test of the session can start SYCL.
 emulated.enable()
-
-
-def _transpose(engine, lz, source: np.ndarray) -> np.ndarray:
-    """An f32 ab -> ba reorder on ``engine`` over shared USM; the result."""
-    src_desc = dnnl.MemoryDesc(source.shape, "float32", "ab")
-    dst_desc = dnnl.MemoryDesc(source.shape, "float32", "ba")
-    src, dst = lz.shared(source.shape, "float32"), lz.shared(source.shape[::-1], "float32")
-    src.array[:] = source
-    with ze.make_stream(engine, lz.command_list) as stream:
-        ze.execute(
-            dnnl.reorder(src_desc, dst_desc, engine), stream,
-            {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-             dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
-        )
-        stream.wait()
-    return dst.array.copy()
 
 
 def test_make_engine_on_the_emulated_driver_device_and_context_makes_a_gpu_engine(emulated_level_zero):
@@ -61,7 +46,7 @@ def test_an_engine_runs_a_reorder_with_correct_data(emulated_level_zero):
     lz = emulated_level_zero
     source = np.arange(24 * 40, dtype=np.float32).reshape(24, 40)
     with ze.make_engine(lz.driver, lz.device, lz.context) as engine:
-        np.testing.assert_array_equal(_transpose(engine, lz, source), source.T)
+        np.testing.assert_array_equal(transpose_over_shared_usm(engine, lz, source), source.T)
 
 
 def test_the_context_stays_usable_after_an_engine_on_it_is_closed(emulated_level_zero):
@@ -74,7 +59,7 @@ def test_the_context_stays_usable_after_an_engine_on_it_is_closed(emulated_level
     np.testing.assert_array_equal(back.array, source.array)
     with ze.make_engine(lz.driver, lz.device, lz.context) as engine:
         data = np.linspace(-1, 1, 8 * 6, dtype=np.float32).reshape(8, 6)
-        np.testing.assert_array_equal(_transpose(engine, lz, data), data.T)
+        np.testing.assert_array_equal(transpose_over_shared_usm(engine, lz, data), data.T)
 
 
 def test_two_engines_on_one_context_share_no_state_that_breaks_either(emulated_level_zero):
@@ -82,5 +67,5 @@ def test_two_engines_on_one_context_share_no_state_that_breaks_either(emulated_l
     data = np.arange(12 * 5, dtype=np.float32).reshape(12, 5)
     with ze.make_engine(lz.driver, lz.device, lz.context) as first:
         with ze.make_engine(lz.driver, lz.device, lz.context) as second:
-            np.testing.assert_array_equal(_transpose(second, lz, data), data.T)
-        np.testing.assert_array_equal(_transpose(first, lz, data), data.T)
+            np.testing.assert_array_equal(transpose_over_shared_usm(second, lz, data), data.T)
+        np.testing.assert_array_equal(transpose_over_shared_usm(first, lz, data), data.T)

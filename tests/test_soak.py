@@ -7,11 +7,11 @@ Deselected by default; run with ``.venv/bin/pytest -m soak`` (add
 from __future__ import annotations
 
 import gc
-import resource
 
 import numpy as np
 import pyopencl as cl
 import pytest
+from memory_usage import rss_kb
 
 import dnnl_interop
 from dnnl_interop import ocl
@@ -22,14 +22,6 @@ CYCLES = 20000
 RSS_GROWTH_LIMIT_KB = 20 * 1024  # a leak of one small object per cycle shows well above noise
 OPENCL_CYCLES = 100_000
 OPENCL_RSS_LIMIT_KB = 2 * 1024
-
-
-def rss_kb() -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _opencl_cycles(cycles: int) -> tuple[list[int], list[int], int, int]:

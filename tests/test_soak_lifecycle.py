@@ -13,6 +13,7 @@ import gc
 
 import numpy as np
 import pytest
+from memory_usage import rss_kb
 
 import dnnl_interop as dnnl
 from dnnl_interop import _owned
@@ -22,14 +23,6 @@ pytestmark = pytest.mark.soak
 CYCLES = 100_000
 WARM_UP = 2_000
 RSS_LIMIT_KB = 2 * 1024
-
-
-def rss_kb() -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS in /proc/self/status")
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,10 @@ nor links libdnnl. That file is loaded by path: this script does not import
 the package it builds.
 
     python build_ffi.py        # build in place (pip install does this too)
+
+Building also regenerates ``dnnl_interop/_ffi.pyi`` (the module's types) and
+``dnnl_interop/_args.py`` (the ``ARG_*`` names) from the same parse; both are
+checked in, and ``tests/test_generated.py`` fails when they are stale.
 """
 
 import importlib.util
@@ -38,5 +42,21 @@ def read_headers(directory: Path = HEADER_DIR, names=HEADERS):
 
 ffibuilder = _cdef.make_ffibuilder(HEADER_DIR, private=True)
 
+
+def write_generated(root: Path = ROOT) -> list[Path]:
+    """Rewrite the Python files generated from the headers (``_ffi.pyi``,
+    ``_args.py``) where they differ; return the paths rewritten."""
+    written = []
+    for relative, text in _cdef.generated_files(HEADER_DIR, ffibuilder).items():
+        path = root / relative
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+            written.append(path)
+    return written
+
+
+# setuptools runs this file as "__cffi__" to build; a plain import (the tests) writes nothing.
+if __name__ in ("__main__", "__cffi__"):
+    write_generated()
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

@@ -25,6 +25,25 @@ from ._handles import as_handle, check_address, type_name
 _VOID_POINTER = ffi.typeof("void *")
 _MEMORY_ALLOCATE_ADDRESS = int(ffi.cast("uintptr_t", lib.DNNL_MEMORY_ALLOCATE))
 
+
+class _Allocate:
+    """``MEMORY_ALLOCATE``: oneDNN allocates the buffer when the memory is made.
+
+    A named constant rather than the bare ``void *`` (``DNNL_MEMORY_ALLOCATE``,
+    also accepted) so that signatures and reprs read ``MEMORY_ALLOCATE``.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MEMORY_ALLOCATE"
+
+    def __reduce__(self) -> str:
+        return "MEMORY_ALLOCATE"
+
+
+MEMORY_ALLOCATE = _Allocate()
+
 # struct-module format characters by (kind, itemsize); kind: f float, i
 # signed, u unsigned, b bool. "l"/"L" are 8 bytes on the LP64 systems oneDNN
 # supports; itemsize comes from the buffer itself anyway.
@@ -81,6 +100,8 @@ def _sentinel(data: object):
     """The ``void *`` of None, MEMORY_NONE or MEMORY_ALLOCATE; None otherwise."""
     if data is None:
         return ffi.NULL
+    if data is MEMORY_ALLOCATE:
+        return lib.DNNL_MEMORY_ALLOCATE
     if isinstance(data, ffi.CData) and ffi.typeof(data) is _VOID_POINTER:
         address = int(ffi.cast("uintptr_t", data))
         if address in (0, _MEMORY_ALLOCATE_ADDRESS):

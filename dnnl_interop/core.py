@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 import atexit
 import operator
 
-from ._buffers import UncheckedPointer, device_handle, host_buffer, refuse_allocate
+from ._buffers import MEMORY_ALLOCATE, UncheckedPointer, device_handle, host_buffer, refuse_allocate
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 _VOID_POINTER = ffi.typeof("void *")
-MEMORY_ALLOCATE = lib.DNNL_MEMORY_ALLOCATE  # the library allocates the buffer
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 
 # DNNL_ARG_SRC -> ARG_SRC, ...: every execution-argument index of the headers.

@@ -42,10 +42,11 @@ import threading
 from collections.abc import Callable
 
 from ._ffi import ffi, lib
+from ._library import check
 from ._owned import using
 from .cache import CacheBlobStore, compose_key
 from .core import Engine, Primitive, PrimitiveDesc
-from .errors import DnnlError, check
+from .errors import DnnlError
 
 logger = logging.getLogger("dnnl_interop.cache")
 

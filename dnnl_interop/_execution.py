@@ -25,8 +25,9 @@ import threading
 from collections.abc import Callable, Mapping
 
 from ._ffi import ffi, lib
+from ._library import check, status_error
 from ._owned import Owned
-from .errors import ClosedObjectError, InvalidArgumentsError, check, make_error
+from .errors import ClosedObjectError, InvalidArgumentsError
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
@@ -277,7 +278,7 @@ def _explain(status: int, name: str, primitive, stream, items, runtime: str | No
 
     Only on failure, so the checks cost the successful path nothing.
     """
-    error = make_error(status, name)
+    error = status_error(status, name)
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
     from .core import ARGS
@@ -295,16 +296,16 @@ def _explain(status: int, name: str, primitive, stream, items, runtime: str | No
             f"stream: a stream of {_RUNTIME_NAMES[engine._runtime]} engine; "
             f"it needs a stream of {_RUNTIME_NAMES[runtime]} engine"
         )
-        return make_error(status, name, detail)
+        return status_error(status, name, detail)
     engines = primitive._keep
     if engine not in engines:
-        return make_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
+        return status_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
     given = {index for index, memory in items if memory is not None}
     missing = [index for index in primitive._arg_sizes if index not in given]
     if missing:
         wanted = " and ".join(arg(i) for i in missing)
-        return make_error(status, name, f"args: the primitive needs {wanted}, not given")
+        return status_error(status, name, f"args: the primitive needs {wanted}, not given")
     for index, memory in items:
         if memory is not None and memory.engine not in engines:
-            return make_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
+            return status_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
     return error

@@ -1,15 +1,26 @@
 """What the OpenCL and Level Zero modules share: required handles, memory
-handles, getters and memory construction."""
+handles, getters, memory construction and the library version that cache
+blobs are checked against."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ._buffers import device_handle
 from ._ffi import ffi, lib
 from ._handles import address_of, as_handle
-from ._library import checked
+from ._library import check, checked
+from ._library import version as _version
 from ._owned import using
-from .core import MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
-from .errors import InvalidArgumentsError, check, make_error
+from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
+from .errors import InvalidArgumentsError, make_error
+
+if TYPE_CHECKING:
+    from ._ffi import CData
+
+# A getter of the C API: status = function(object handle, type *out).
+Getter = Callable[["CData", "CData"], int]
 
 _ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
 _MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine"}
@@ -57,12 +68,18 @@ def required_handle(obj: object, ctype, what: str):
     return handle
 
 
-def get_address(function, name: str, owned: object, cls: type, what: str, ctype: str, runtime: str) -> int:
-    """Call a oneDNN getter ``function(handle, ctype *out)``; the address it wrote."""
+def get_handle(function: Getter, name: str, owned: object, cls: type, what: str, ctype: str, runtime: str) -> CData:
+    """Call a oneDNN getter ``function(handle, ctype *out)``; the ``ctype`` it wrote."""
     out = ffi.new(ctype + " *")
     with explain_runtime(runtime, (owned, what)), using((owned, cls, what)) as handle:
         check(function(handle, out), name)
-    return address_of(out[0])
+    written: CData = out[0]
+    return written
+
+
+def get_address(function: Getter, name: str, owned: object, cls: type, what: str, ctype: str, runtime: str) -> int:
+    """:func:`get_handle`, as the address it wrote."""
+    return address_of(get_handle(function, name, owned, cls, what, ctype, runtime))
 
 
 def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
@@ -107,3 +124,16 @@ def create_memory(
         memory._adopt(out[0], keep=(desc, engine, keep))
         memory._use_data(pointers, keep)
     return memory
+
+
+def register_memory_maker(runtime: str, maker: Callable[[Memory, MemoryDesc, Engine, object], Memory]) -> None:
+    """``Memory(desc, engine, buffer)`` on an engine of ``runtime`` calls
+    ``maker(memory, desc, engine, buffer)``: this SYCL build's generic memory
+    constructor refuses OpenCL and Level Zero engines."""
+    _INTEROP_MEMORY[runtime] = maker
+
+
+def library_version() -> tuple[int, int]:
+    """(major, minor) of the bound oneDNN, for the engine cache-blob check."""
+    found = _version()
+    return found.major, found.minor

@@ -34,9 +34,9 @@ import sys
 from collections import namedtuple
 
 from . import _elf
-from ._icd import register_cpu_driver
 from ._ffi import ffi, lib
-from .errors import LibraryNotFoundError, MissingFunctionError, check
+from ._icd import register_cpu_driver
+from .errors import LibraryNotFoundError, MissingFunctionError, Status, make_error
 
 __all__ = [
     "ENV_VAR",
@@ -48,6 +48,8 @@ __all__ = [
     "version",
     "set_verbose",
     "has_function",
+    "check",
+    "status_error",
     "checked",
 ]
 
@@ -357,6 +359,29 @@ def missing_function_error(function: str) -> Exception | None:
     return _missing(function, library)
 
 
+def status_error(code: int, function: str, detail: str | None = None) -> Exception:
+    """The exception for status ``code`` just returned by C function ``function``.
+
+    ``dnnl_unimplemented`` may be the answer of the binding's stub for a
+    function the library lacks: then it is :class:`MissingFunctionError`, or
+    this thread's loading error if no library could be loaded (an ``OSError``
+    such as :class:`LibraryNotFoundError`, not a :class:`DnnlError`). Any other
+    answer is :func:`dnnl_interop.errors.make_error`'s, with ``detail``.
+    """
+    if code == Status.UNIMPLEMENTED:
+        missing = missing_function_error(function)
+        if missing is not None:
+            return missing
+    return make_error(code, function, detail)
+
+
+def check(code: int, function: str) -> None:
+    """Raise :func:`status_error` for status ``code`` of C function ``function``
+    unless it is ``dnnl_success``."""
+    if code:
+        raise status_error(code, function)
+
+
 def checked(value, function: str):
     """``value``, as returned by C function ``function`` that returns no status.
 
@@ -364,7 +389,7 @@ def checked(value, function: str):
     which a caller could take for a real answer: for a falsy ``value`` this
     asks whether a stub answered, and raises :class:`MissingFunctionError`
     (or the loading error) if one did. The counterpart of
-    :func:`dnnl_interop.errors.check` for status-returning functions.
+    :func:`check` for status-returning functions.
     """
     if not value:
         error = missing_function_error(function)

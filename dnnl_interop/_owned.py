@@ -31,7 +31,8 @@ import weakref
 
 from ._ffi import ffi
 from ._handles import address_of
-from .errors import ClosedObjectError, check
+from ._library import check
+from .errors import ClosedObjectError
 
 
 class _Shared:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._ffi import ffi, lib
-from .errors import make_error
+from ._library import status_error
 
 # How many fills the protocol makes before giving up on a size that moves.
 MAX_ATTEMPTS = lib.DNNL_INTEROP_SIZED_ATTEMPTS
@@ -76,18 +76,18 @@ def _large_or_failed(record, size: int, name: str) -> bytes:
             lib.dnnl_interop_sized_release(record)
     outcome, status = record.outcome, record.status
     if outcome == lib.DNNL_INTEROP_SIZED_QUERY_REFUSED:
-        raise make_error(status, name)
+        raise status_error(status, name)
     if outcome == lib.DNNL_INTEROP_SIZED_NO_MEMORY:
         raise MemoryError(f"{name}: cannot allocate {record.size} bytes for the result")
     if outcome == lib.DNNL_INTEROP_SIZED_FILL_REFUSED:  # the size held still
         if status:
-            raise make_error(status, name)
+            raise status_error(status, name)
         raise RuntimeError(
             f"{name} reported {record.reported_size} bytes after a fill of {record.failed_size}"
         )
     detail = f"the size changed on each of {MAX_ATTEMPTS} attempts"
     if status:
-        raise make_error(status, name, detail)
+        raise status_error(status, name, detail)
     raise RuntimeError(f"{name}: {detail}")
 
 

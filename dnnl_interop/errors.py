@@ -1,11 +1,14 @@
 """oneDNN status codes and the exceptions they become.
 
-Every wrapper passes each ``dnnl_status_t`` through :func:`check`. A non-zero
-status raises the subclass of :class:`DnnlError` for that code; each subclass
-also inherits the builtin exception that fits, so ``except ValueError`` works
-for a caller mistake and ``except MemoryError`` for an allocation failure.
-Codes this package does not know are kept on the exception, never mapped to a
-neighbour or swallowed.
+A non-zero status becomes the subclass of :class:`DnnlError` for that code
+(:func:`make_error`); each subclass also inherits the builtin exception that
+fits, so ``except ValueError`` works for a caller mistake and ``except
+MemoryError`` for an allocation failure. Codes this package does not know are
+kept on the exception, never mapped to a neighbour or swallowed.
+
+This module imports nothing of the package. Whether a status came from the
+binding's stub for a function the library lacks is the loader's question:
+wrappers call :func:`dnnl_interop._library.check`, which asks it first.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ __all__ = [
     "LibraryNotFoundError",
     "ClosedObjectError",
     "error_class",
-    "check",
 ]
 
 
@@ -193,23 +195,13 @@ def error_class(code: int) -> type[DnnlError]:
 
 
 def make_error(code: int, function: str, detail: str | None = None) -> DnnlError:
-    """The exception for ``code`` returned by C function ``function``."""
-    if code == Status.UNIMPLEMENTED:
-        # The binding's stub for a function the library lacks answers
-        # UNIMPLEMENTED; tell that apart from the library's own answer.
-        from ._library import missing_function_error
+    """The exception for status ``code`` returned by C function ``function``.
 
-        missing = missing_function_error(function)
-        if missing is not None:
-            return missing
+    A code this package does not know gives :class:`UnknownStatusError` with
+    the raw int as ``status``.
+    """
     try:
         status: Status | int = Status(code)
     except ValueError:
         status = int(code)
     return error_class(code)(status, function, detail)
-
-
-def check(code: int, function: str) -> None:
-    """Raise the exception for ``code`` unless it is ``SUCCESS``."""
-    if code:
-        raise make_error(code, function)

@@ -28,14 +28,15 @@ from ._interop import (
     create_memory,
     explain_runtime,
     get_address,
+    library_version,
     memory_handles,
+    register_memory_maker,
     required_handle,
 )
-from ._library import version as _version
+from ._library import check, status_error
 from ._owned import using
 from ._sized import query_then_fill
 from .core import (
-    _INTEROP_MEMORY,
     MEMORY_ALLOCATE,
     Engine,
     Memory,
@@ -43,7 +44,7 @@ from .core import (
     Primitive,
     Stream,
 )
-from .errors import Status, check, make_error
+from .errors import Status
 
 __all__ = [
     "MemoryKind",
@@ -122,11 +123,11 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
-        check_engine_cache_blob(cache_blob, _library_version())
+        check_engine_cache_blob(cache_blob, library_version())
         name = "dnnl_ocl_interop_engine_create_from_cache_blob"
         status = lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob)
     if status:
-        raise make_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
+        raise status_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
     return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
 
 
@@ -253,9 +254,9 @@ def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: ob
 
 
 # Memory(desc, engine, buffer) on an OpenCL engine makes buffer memory.
-_INTEROP_MEMORY["ocl"] = lambda memory, desc, engine, buffer: _make_memory(
+register_memory_maker("ocl", lambda memory, desc, engine, buffer: _make_memory(
     memory, desc, engine, MemoryKind.BUFFER, buffer
-)
+))
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
@@ -364,8 +365,3 @@ def make_engine_cached(device: object, context: object, store=None) -> Engine:
 
 
 __all__ += ["make_engine_cached"]
-
-
-def _library_version() -> tuple[int, int]:
-    found = _version()
-    return found.major, found.minor

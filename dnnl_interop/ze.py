@@ -29,12 +29,19 @@ from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import Handle, as_bytes
-from ._interop import create_memory, explain_runtime, memory_handles, required_handle
-from ._library import version as _version
+from ._interop import (
+    create_memory,
+    explain_runtime,
+    get_handle,
+    library_version,
+    memory_handles,
+    register_memory_maker,
+    required_handle,
+)
+from ._library import check
 from ._owned import using
 from ._sized import query_then_fill
 from .core import (
-    _INTEROP_MEMORY,
     MEMORY_ALLOCATE,
     Engine,
     Memory,
@@ -42,7 +49,6 @@ from .core import (
     Primitive,
     Stream,
 )
-from .errors import check
 
 __all__ = [
     "ZeHandle",
@@ -179,7 +185,7 @@ def make_engine(
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob from get_engine_cache_blob is never empty")
-        check_engine_cache_blob(cache_blob, _library_version())
+        check_engine_cache_blob(cache_blob, library_version())
         check(
             lib.dnnl_ze_interop_engine_create_from_cache_blob(out, drv, dev, ctx, len(blob), blob),
             "dnnl_ze_interop_engine_create_from_cache_blob",
@@ -187,35 +193,28 @@ def make_engine(
     return Engine._from_handle(out[0], keep=(driver, device, context), runtime="ze")
 
 
-def _get(function, name: str, owned: object, cls: type, what: str, kind: type[ZeHandle]):
-    out = ffi.new(kind._ctype + " *")
-    with explain_runtime("ze", (owned, what)), using((owned, cls, what)) as handle:
-        check(function(handle, out), name)
-    return kind._from_cdata(out[0])
-
-
 def get_driver(engine: Engine) -> Driver | None:
     """The engine's Level Zero driver."""
-    return _get(
+    return Driver._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_driver, "dnnl_ze_interop_engine_get_driver",
-        engine, Engine, "engine", Driver,
-    )
+        engine, Engine, "engine", Driver._ctype, "ze",
+    ))
 
 
 def get_device(engine: Engine) -> Device | None:
     """The engine's Level Zero device."""
-    return _get(
+    return Device._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_device, "dnnl_ze_interop_engine_get_device",
-        engine, Engine, "engine", Device,
-    )
+        engine, Engine, "engine", Device._ctype, "ze",
+    ))
 
 
 def get_context(engine: Engine) -> Context | None:
     """The engine's Level Zero context (the user's, not owned by oneDNN)."""
-    return _get(
+    return Context._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_context, "dnnl_ze_interop_engine_get_context",
-        engine, Engine, "engine", Context,
-    )
+        engine, Engine, "engine", Context._ctype, "ze",
+    ))
 
 
 # --- streams -------------------------------------------------------------------
@@ -243,10 +242,10 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
 
 def get_list(stream: Stream) -> CommandList | None:
     """The stream's Level Zero command list."""
-    return _get(
+    return CommandList._from_cdata(get_handle(
         lib.dnnl_ze_interop_stream_get_list, "dnnl_ze_interop_stream_get_list",
-        stream, Stream, "stream", CommandList,
-    )
+        stream, Stream, "stream", CommandList._ctype, "ze",
+    ))
 
 
 # --- memory --------------------------------------------------------------------
@@ -278,7 +277,7 @@ def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, handles:
 
 
 # Memory(desc, engine, buffer) on a Level Zero engine: USM memory.
-_INTEROP_MEMORY["ze"] = _make_memory
+register_memory_maker("ze", _make_memory)
 _VOID_POINTER = ffi.typeof("void *")
 
 
@@ -337,8 +336,3 @@ def make_engine_cached(driver: object, device: object, context: object, store=No
 
 
 __all__ += ["make_engine_cached"]
-
-
-def _library_version() -> tuple[int, int]:
-    found = _version()
-    return found.major, found.minor

@@ -126,7 +126,7 @@ SEQUENCE = """
 import threading
 import dnnl_interop
 from dnnl_interop._ffi import ffi, lib
-from dnnl_interop.errors import make_error
+from dnnl_interop._library import status_error
 
 def raw_call():
     size = ffi.new("size_t *")
@@ -139,7 +139,7 @@ def thread_a():
     status = raw_call()          # autoload fails here, in this thread
     a_called.set()
     b_done.wait()                # meanwhile: {meanwhile}
-    errors["a"] = make_error(status, "{blob_id}")
+    errors["a"] = status_error(status, "{blob_id}")
 
 def thread_b():
     a_called.wait()
@@ -161,7 +161,7 @@ def test_a_thread_gets_its_own_loading_error_not_a_later_one(tmp_path):
     code = SEQUENCE.format(
         blob_id=BLOB_ID,
         meanwhile="thread B fails to load too",
-        b_does=f'errors["b"] = make_error(raw_call(), "{BLOB_ID}")',
+        b_does=f'errors["b"] = status_error(raw_call(), "{BLOB_ID}")',
     )
     result = child_report(
         code + "\nreport(kinds=[type(e).__name__ for e in errors.values()], same=errors['a'] is errors['b'])",

@@ -3,17 +3,23 @@
 ``check(code, function)`` is the one gate every C status passes through: 0 is
 success, every other code raises the :class:`DnnlError` subclass for it, and a
 code the package does not know is kept as it is, never mapped to a neighbour.
+``errors`` is a leaf: the question whether a stub answered belongs to the
+loader (``_library.check`` asks it; tests/test_loading.py shows it on 3.11).
 """
 
 from __future__ import annotations
 
+import ast
 import pickle
+import subprocess
+import sys
 
 import pytest
+from conftest import ROOT
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from dnnl_interop import errors
+from dnnl_interop import check, errors
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop.errors import (
     DnnlError,
@@ -21,23 +27,8 @@ from dnnl_interop.errors import (
     MissingFunctionError,
     Status,
     UnknownStatusError,
-    check,
     error_class,
-)
-
-# dnnl_status_t of oneDNN 3.13 (dnnl_common_types.h), in order.
-STATUS_NAMES = (
-    "SUCCESS",
-    "OUT_OF_MEMORY",
-    "INVALID_ARGUMENTS",
-    "UNIMPLEMENTED",
-    "LAST_IMPL_REACHED",
-    "RUNTIME_ERROR",
-    "NOT_REQUIRED",
-    "INVALID_GRAPH",
-    "INVALID_GRAPH_OP",
-    "INVALID_SHAPE",
-    "INVALID_DATA_TYPE",
+    make_error,
 )
 
 # The builtin exception each error code must also be (besides DnnlError).
@@ -63,15 +54,9 @@ codes = st.integers(-(2**31), 2**32 - 1)
 function_names = st.from_regex(r"dnnl_[a-z][a-z_]{0,40}", fullmatch=True)
 
 
-def test_status_has_exactly_the_eleven_codes_of_3_13():
-    """Status lists oneDNN 3.13's codes 0..10 under their upper-case names."""
-    assert [(s.name, s.value) for s in Status] == [
-        (name, value) for value, name in enumerate(STATUS_NAMES)
-    ]
-
-
 def test_status_values_equal_the_c_header():
-    """Status equals dnnl_status_t as compiled into the binding, both ways."""
+    """Status equals dnnl_status_t as compiled into the binding, both ways
+    (tests/test_header_coverage.py checks it against the header text too)."""
     from_c = ffi.typeof("dnnl_status_t").relements
     assert from_c == {"dnnl_" + s.name.lower(): s.value for s in Status}
     for s in Status:
@@ -197,3 +182,56 @@ def test_library_not_found_error_pickles_and_lists_attempts():
     copy = pickle.loads(pickle.dumps(exc))
     assert type(copy) is LibraryNotFoundError
     assert copy.attempts == exc.attempts and str(copy) == str(exc)
+
+
+# --- errors is a leaf ---------------------------------------------------------------
+
+ERRORS_PY = ROOT / "dnnl_interop" / "errors.py"
+
+
+def test_errors_imports_nothing_of_the_package():
+    """errors.py imports only the standard library: no relative import, no
+    dnnl_interop module, not even inside a function (the old cycle was one)."""
+    tree = ast.parse(ERRORS_PY.read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"relative import at line {node.lineno}"
+            imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
+
+
+def test_errors_loads_by_path_alone():
+    """errors.py, loaded by path in a fresh interpreter, works without the
+    package: no dnnl_interop module gets imported."""
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('errors_alone', {str(ERRORS_PY)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "assert type(m.make_error(3, 'dnnl_f')) is m.UnimplementedError\n"
+        "print(sorted(n for n in sys.modules if n.startswith('dnnl_interop')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@given(code=codes.filter(lambda c: c != 0), function=function_names)
+@example(code=3, function="dnnl_f")
+def test_make_error_is_always_the_dnnl_error_of_the_code(code, function):
+    """make_error returns what its annotation says, a DnnlError of
+    error_class(code), for every code: UNIMPLEMENTED included (it never asks
+    whether a stub answered, so never returns a loading error)."""
+    error = make_error(code, function, "why")
+    assert isinstance(error, DnnlError) and type(error) is error_class(code)
+    assert (error.function, error.detail) == (function, "why")
+
+
+def test_dnnl_interop_check_is_the_loaders():
+    """The public check is the one that asks whether a stub answered."""
+    from dnnl_interop import _library
+
+    assert check is _library.check
+    assert not hasattr(errors, "check")

@@ -397,7 +397,7 @@ def test_load_library_is_once_per_process(real_dnnl, tmp_path):
 _FAILING_CALL = """
 import dnnl_interop
 from dnnl_interop._ffi import ffi, lib
-from dnnl_interop.errors import check
+from dnnl_interop import check
 dnnl_interop.load_library()
 {before}
 size = ffi.new("size_t *")

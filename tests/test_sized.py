@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from dnnl_interop import _cdef
 from dnnl_interop._ffi import ffi, lib
-from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, check, error_class
+from dnnl_interop import check
+from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, error_class
 from dnnl_interop._sized import MAX_ATTEMPTS, query_then_fill
 
 NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it

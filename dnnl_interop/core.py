@@ -20,6 +20,9 @@ from collections.abc import Iterable, Mapping
 import atexit
 import operator
 
+from . import _args
+from ._args import *  # noqa: F403 - ARG_SRC, ...: generated from the headers, re-exported
+from ._args import ARGS
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer, device_handle, host_buffer, refuse_allocate
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
@@ -47,10 +50,7 @@ __all__ = [
 _VOID_POINTER = ffi.typeof("void *")
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 
-# DNNL_ARG_SRC -> ARG_SRC, ...: every execution-argument index of the headers.
-ARGS = {name[5:]: getattr(lib, name) for name in dir(lib) if name.startswith("DNNL_ARG_")}
-globals().update(ARGS)
-__all__ += sorted(ARGS)
+__all__ += _args.__all__  # ARG_SRC, ...: every execution-argument index of the headers
 
 
 class EngineKind(enum.IntEnum):
@@ -305,47 +305,154 @@ def _dims(shape: object) -> tuple[int, ...]:
     return tuple(dims)
 
 
+def _strides_argument(strides: object, ndim: int) -> tuple[int, ...]:
+    """Strides in elements, one per dimension, each 0 or more (checked before oneDNN)."""
+    if isinstance(strides, (str, bytes)):
+        raise TypeError(f"strides: expected a sequence of ints, got {type(strides).__name__}")
+    try:
+        items = tuple(strides)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"strides: expected a sequence of ints, got {type(strides).__name__}") from None
+    if len(items) != ndim:
+        raise ValueError(f"strides: {len(items)} strides for a shape of {ndim} dimensions")
+    checked_strides = []
+    for i, s in enumerate(items):
+        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
+            raise TypeError(f"strides[{i}]: expected an int, got {type(s).__name__} {s!r}")
+        s = operator.index(s)
+        if not 0 <= s < 2**62:
+            raise ValueError(f"strides[{i}]: {s} is not a stride in elements (0 or more)")
+        checked_strides.append(s)
+    return tuple(checked_strides)
+
+
+def _tag_strides(tag: str, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Strides in elements of a plain tag's layout; None for a blocked one."""
+    order = _plain_order(tag, len(shape))
+    if order is None:
+        return None
+    strides = [0] * len(shape)
+    step = 1
+    for axis in reversed(order):  # the innermost axis is the last letter of the tag
+        strides[axis] = step
+        step *= shape[axis]
+    return tuple(strides)
+
+
 class MemoryDesc(Owned):
-    """A memory descriptor from a shape, a data type and a format tag.
+    """A memory descriptor: a shape, a data type and a layout.
+
+    The layout is a format tag or strides, as in oneDNN's C++
+    ``memory::desc(dims, data_type, tag)`` and ``memory::desc(dims,
+    data_type, strides)``:
+
+    * ``MemoryDesc(shape, dtype, tag)``: ``tag`` is any name of
+      :func:`format_tags` ("ab", "ba", "abcd", "acdb", "nChw16c", ...);
+    * ``MemoryDesc(shape, dtype, strides=(...))``: ``strides`` in
+      **elements** (oneDNN's unit, not numpy's bytes), one per dimension,
+      0 or more; :meth:`from_array` reads them from a numpy array.
 
     ``dtype`` is a :class:`DataType`, its name ("f32", "bf16", ...) or
-    anything ``numpy.dtype`` accepts; ``tag`` any name of
-    :func:`format_tags` ("ab", "ba", "abcd", "acdb", "nChw16c", ...).
-    ``copy.copy``, ``deepcopy`` and ``pickle`` give independent descriptors.
+    anything ``numpy.dtype`` accepts. ``copy.copy``, ``deepcopy`` and
+    ``pickle`` give independent descriptors.
+
+    Raises ``TypeError``/``ValueError`` naming the argument for what the
+    binding can check (a tag of another rank, strides of another length,
+    negative strides) and :class:`InvalidArgumentsError` for layouts oneDNN
+    refuses (strides that make elements overlap).
     """
 
-    __slots__ = ("shape", "data_type", "tag")
+    __slots__ = ("shape", "data_type", "tag", "_strides")
     _ctype = "dnnl_memory_desc_t"
     _destroy = lib.dnnl_memory_desc_destroy
     _destroy_name = "dnnl_memory_desc_destroy"
 
-    def __init__(self, shape: Iterable[int], dtype, tag: str):
+    shape: tuple[int, ...]
+    data_type: DataType
+    tag: str | None  # None for a descriptor made from strides
+    _strides: tuple[int, ...] | None  # None for a blocked layout
+
+    def __init__(
+        self, shape: Iterable[int], dtype: object, tag: str | None = None, *, strides: Iterable[int] | None = None
+    ) -> None:
         self._refuse_reinit()
-        shape = _dims(shape)
-        if not isinstance(tag, str):
-            raise TypeError(f"tag: expected a format tag name, got {type(tag).__name__}")
-        if tag not in _FORMAT_TAGS:
-            raise ValueError(f"tag: unknown format tag {tag!r}; see dnnl_interop.format_tags()")
-        rank = _tag_rank(tag)
-        if rank is not None and rank != len(shape):
-            raise ValueError(f"tag: {tag!r} lays out {rank} dimensions, the shape has {len(shape)}")
-        self.shape = shape
-        self.data_type = _data_type(dtype)
-        self.tag = tag
+        dims = _dims(shape)
+        data_type = _data_type(dtype)
         out = self._new_out()
-        check(
-            lib.dnnl_memory_desc_create_with_tag(
-                out, len(shape), shape, int(self.data_type), _FORMAT_TAGS[tag]
-            ),
-            "dnnl_memory_desc_create_with_tag",
-        )
+        if strides is not None:
+            if tag is not None:
+                raise TypeError("tag: give a format tag or strides, not both")
+            layout = _strides_argument(strides, len(dims))
+            status = lib.dnnl_memory_desc_create_with_strides(out, len(dims), dims, int(data_type), layout)
+            if status:
+                raise status_error(
+                    status, "dnnl_memory_desc_create_with_strides",
+                    f"strides: oneDNN refused strides {layout} (in elements) for shape {dims} of "
+                    f"{data_type.name.lower()}; it takes layouts where each stride is at least the next "
+                    "smaller one times that one's dimension (no interleaved elements)",
+                )
+            self.tag, self._strides = None, layout
+        else:
+            if tag is None:
+                raise TypeError("tag: a format tag or strides=... is needed")
+            if not isinstance(tag, str):
+                hint = "; strides go by keyword: MemoryDesc(shape, dtype, strides=...)" if _is_int_sequence(tag) else ""
+                raise TypeError(f"tag: expected a format tag name, got {type(tag).__name__}{hint}")
+            if tag not in _FORMAT_TAGS:
+                raise ValueError(f"tag: unknown format tag {tag!r}; see dnnl_interop.format_tags()")
+            rank = _tag_rank(tag)
+            if rank is not None and rank != len(dims):
+                raise ValueError(f"tag: {tag!r} lays out {rank} dimensions, the shape has {len(dims)}")
+            check(
+                lib.dnnl_memory_desc_create_with_tag(out, len(dims), dims, int(data_type), _FORMAT_TAGS[tag]),
+                "dnnl_memory_desc_create_with_tag",
+            )
+            self.tag, self._strides = tag, _tag_strides(tag, dims)
+        self.shape, self.data_type = dims, data_type
         self._adopt(out[0])
+
+    @classmethod
+    def from_array(cls, array: object) -> MemoryDesc:
+        """The descriptor of a numpy array as it lies in memory: its shape,
+        dtype and strides (numpy's bytes turned into oneDNN's elements).
+
+        ``Memory(MemoryDesc.from_array(a), engine, a)`` uses ``a`` in place,
+        also a non-contiguous view such as ``a.T`` or ``a[:, ::2]``. Raises
+        ``TypeError`` for what is not an array (or a buffer numpy reads) and
+        ``ValueError`` for a layout oneDNN cannot describe: negative strides
+        (reversed views), strides that are not whole elements, a byte order
+        other than the machine's.
+        """
+        import numpy
+
+        if not isinstance(array, numpy.ndarray):
+            try:
+                memoryview(array).release()  # type: ignore[arg-type]
+            except TypeError:
+                raise TypeError(f"array: expected a numpy array, got {type(array).__name__}") from None
+            array = numpy.asarray(array)
+        assert isinstance(array, numpy.ndarray)
+        if not array.dtype.isnative:
+            raise ValueError(f"array: {array.dtype.str} is not in the machine's byte order")
+        itemsize = array.dtype.itemsize
+        strides = []
+        for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
+            if size == 1 and (stride < 0 or stride % itemsize):
+                stride = 0  # never used: any stride describes a dimension of one element
+            if stride < 0:
+                raise ValueError(f"array: strides[{i}] is negative ({stride} bytes); oneDNN has no reversed layouts")
+            if stride % itemsize:
+                raise ValueError(
+                    f"array: strides[{i}] is {stride} bytes, not a whole number of {itemsize}-byte elements"
+                )
+            strides.append(stride // itemsize)
+        return cls(array.shape, array.dtype, strides=strides)
 
     @property
     def size(self) -> int:
         """Bytes a buffer for this descriptor needs."""
         with using((self, MemoryDesc, "desc")) as md:
-            return checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size")
+            return int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
 
     nbytes = size
 
@@ -354,7 +461,7 @@ class MemoryDesc(Owned):
         return len(self.shape)
 
     @property
-    def dtype(self):
+    def dtype(self) -> numpy.dtype[Any] | None:
         """The numpy dtype of the data type, or None for types numpy cannot name (bf16, ...)."""
         import numpy
 
@@ -363,41 +470,55 @@ class MemoryDesc(Owned):
 
     @property
     def strides(self) -> tuple[int, ...] | None:
-        """numpy-style strides in bytes of a plain layout ("ab", "ba", "acdb", ...);
-        None for blocked layouts ("aBcd16b", ...), which no strides describe."""
-        order = _plain_order(self.tag, len(self.shape))
-        dtype = self.dtype
-        if order is None or dtype is None:
-            return None
-        strides = [0] * len(self.shape)
-        step = dtype.itemsize
-        for axis in reversed(order):  # the innermost axis is the last letter of the tag
-            strides[axis] = step
-            step *= self.shape[axis]
-        return tuple(strides)
+        """Strides in elements, as given to ``MemoryDesc(..., strides=)`` or
+        implied by a plain tag ("ab" of (2, 3) is (3, 1)); None for blocked
+        layouts ("aBcd16b", ...), which no strides describe. numpy's byte
+        strides are these times ``dtype.itemsize``."""
+        return self._strides
+
+    def _layout_key(self) -> tuple[object, ...]:
+        # oneDNN's equality: a stride of a dimension of size 1 is never used.
+        if self._strides is None:
+            return ("tag", _FORMAT_TAGS[self.tag]) if self.tag is not None else ("strides", None)
+        return ("strides", tuple(s if d != 1 else 0 for d, s in zip(self.shape, self._strides)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemoryDesc):
             return NotImplemented
-        return (self.shape, self.data_type, _FORMAT_TAGS[self.tag]) == (
-            other.shape, other.data_type, _FORMAT_TAGS[other.tag]
+        return (self.shape, self.data_type, self._layout_key()) == (
+            other.shape, other.data_type, other._layout_key()
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.data_type, _FORMAT_TAGS[self.tag]))
+        return hash((self.shape, self.data_type, self._layout_key()))
 
     def __copy__(self) -> MemoryDesc:
+        if self.tag is None:
+            return MemoryDesc(self.shape, self.data_type, strides=self._strides)
         return MemoryDesc(self.shape, self.data_type, self.tag)
 
-    def __deepcopy__(self, memo) -> MemoryDesc:
+    def __deepcopy__(self, memo: object) -> MemoryDesc:
         return self.__copy__()
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        if self.tag is None:
+            return _desc_from_strides, (self.shape, self.data_type.name.lower(), self._strides)
         return MemoryDesc, (self.shape, self.data_type.name.lower(), self.tag)
 
     def __repr__(self) -> str:
         closed = ", closed" if self.closed else ""
-        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {self.tag!r}{closed})"
+        layout = repr(self.tag) if self.tag is not None else f"strides={self._strides}"
+        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {layout}{closed})"
+
+
+def _desc_from_strides(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...]) -> MemoryDesc:
+    return MemoryDesc(shape, dtype, strides=strides)
+
+
+def _is_int_sequence(value: object) -> bool:
+    return isinstance(value, (tuple, list)) and all(
+        hasattr(item, "__index__") and not isinstance(item, bool) for item in value
+    )
 
 
 class Memory(Owned):

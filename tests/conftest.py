@@ -107,6 +107,24 @@ def dnnl(request):
     return request.getfixturevalue(fixture)
 
 
+@pytest.fixture
+def engine(real_dnnl):
+    """Real oneDNN's CPU engine, closed after the test."""
+    import dnnl_interop
+
+    with dnnl_interop.Engine.cpu() as engine:
+        yield engine
+
+
+@pytest.fixture
+def stream(engine):
+    """A stream on :func:`engine`, closed after the test."""
+    import dnnl_interop
+
+    with dnnl_interop.Stream(engine) as stream:
+        yield stream
+
+
 # --- real OpenCL --------------------------------------------------------------
 
 

@@ -23,18 +23,6 @@ from dnnl_interop.embedding import ffibuilder
 
 
 @pytest.fixture
-def engine(real_dnnl):
-    with dnnl.Engine.cpu() as engine:
-        yield engine
-
-
-@pytest.fixture
-def stream(engine):
-    with dnnl.Stream(engine) as stream:
-        yield stream
-
-
-@pytest.fixture
 def store(tmp_path):
     return CacheBlobStore(tmp_path / "store")
 

@@ -20,18 +20,6 @@ from dnnl_interop._ffi import ffi
 REORDER_DTYPES = ["float32", "float16", "int8", "uint8", "int32"]
 
 
-@pytest.fixture
-def engine(real_dnnl):
-    with dnnl.Engine.cpu() as engine:
-        yield engine
-
-
-@pytest.fixture
-def stream(engine):
-    with dnnl.Stream(engine) as stream:
-        yield stream
-
-
 def run_reorder(engine, stream, array, src_tag, dst_tag, dst_shape):
     src_desc = dnnl.MemoryDesc(array.shape, array.dtype, src_tag)
     dst_desc = dnnl.MemoryDesc(array.shape, array.dtype, dst_tag)

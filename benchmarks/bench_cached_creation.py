@@ -65,7 +65,7 @@ def _child(variant: str, directory: str, shape: tuple[int, int]) -> dict:
 
     gpu = emulated_gpu.enable()
     import dnnl_interop as dnnl
-    from dnnl_interop import _cached, cache, ocl  # noqa: F401 - imported before timing
+    from dnnl_interop import _cached, cache, ocl  # imported before timing
 
     dnnl.version()  # loads oneDNN
     store = cache.CacheBlobStore(os.path.join(directory, "store") if variant != "store-miss"

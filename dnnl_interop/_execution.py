@@ -244,7 +244,7 @@ def submit(
 
 
 def _arg_index(index: object) -> int:
-    if type(index) is not int and not isinstance(index, int) or isinstance(index, bool):
+    if (type(index) is not int and not isinstance(index, int)) or isinstance(index, bool):
         raise TypeError(f"args: keys are ARG_* indices (ints), got {index!r}")
     if not _INT_MIN <= index <= _INT_MAX:
         raise ValueError(f"args: {index} is not an ARG_* index (a C int)")

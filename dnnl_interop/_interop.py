@@ -26,7 +26,7 @@ _ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "z
 _MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine"}
 
 
-class explain_runtime:  # noqa: N801 - reads as a phrase: ``with explain_runtime(...)``
+class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(...)``
     """Context manager: oneDNN's INVALID_ARGUMENTS, explained when an object is
     of another runtime than the function's (a CPU engine given to ``ocl.*``).
 

@@ -926,7 +926,7 @@ def test_threads_sharing_one_store_only_ever_see_whole_blobs(tmp_path):
                     store.delete("ocl", key)
                 else:
                     store.prune(max_bytes=2 * 4096)
-        except Exception as exc:  # noqa: BLE001 - any failure in a thread is reported by the main thread
+        except Exception as exc:  # any failure in a thread is reported by the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(writer,)) for writer in range(6)]

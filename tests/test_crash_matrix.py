@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from crash_matrix import all_cases, report
 from crash_matrix.model import (
     ACCEPTED,

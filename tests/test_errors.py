@@ -15,10 +15,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from dnnl_interop import check, errors
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop.errors import (

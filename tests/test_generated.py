@@ -73,7 +73,7 @@ def test_arg_names_are_exactly_the_headers_dnnl_arg_indices():
     assert len(header) > 50
     assert set(_args.__all__) == set(header)
     assert {name: getattr(_args, name) for name in _args.__all__} == header
-    assert _args.ARGS == header
+    assert header == _args.ARGS
 
 
 def test_arg_names_are_exported_by_core_and_the_package():

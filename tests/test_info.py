@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from conftest import LIBRARY_3_11, REAL_LIBRARY
-
 from dnnl_interop import ocl
 
 ZE_CACHE_BLOB_FUNCTIONS = (
@@ -468,4 +467,4 @@ def test_dir_shows_the_public_api_only():
 
     names = dir(dnnl_interop)
     assert "Engine" in names and "ocl" in names and "CacheBlobStore" in names
-    assert not [n for n in names if n in ("TYPE_CHECKING", "annotations") or n.startswith("_") and n != "__version__"]
+    assert not [n for n in names if n in ("TYPE_CHECKING", "annotations") or (n.startswith("_") and n != "__version__")]

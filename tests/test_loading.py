@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 import dnnl_interop
+from conftest import LIBRARY_3_11, REAL_LIBRARY, ROOT
 from dnnl_interop import Runtime, Version
 from dnnl_interop._ffi import ffi, lib
-from conftest import LIBRARY_3_11, REAL_LIBRARY, ROOT
 
 VENV_LIB = Path(sys.prefix) / "lib"
 REAL_PATH = os.path.realpath(REAL_LIBRARY)

@@ -30,11 +30,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from dnnl_interop import _cdef
+from dnnl_interop import _cdef, check
 from dnnl_interop._ffi import ffi, lib
-from dnnl_interop import check
-from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, error_class
 from dnnl_interop._sized import MAX_ATTEMPTS, query_then_fill
+from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, error_class
 
 NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it
 CALL_LIMIT = 100  # a fake answers at most this many calls (catches endless retries)
@@ -200,7 +199,7 @@ def run(fake):
     """Call the helper; return ("value", bytes) or ("error", exception)."""
     try:
         return "value", query_then_fill(fake.function, NAME, *fake.args)
-    except Exception as exc:  # noqa: BLE001 - classified by the caller
+    except Exception as exc:  # classified by the caller
         return "error", exc
 
 

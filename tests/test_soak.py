@@ -11,10 +11,10 @@ import gc
 import numpy as np
 import pyopencl as cl
 import pytest
-from memory_usage import rss_kb
 
 import dnnl_interop
 from dnnl_interop import ocl
+from memory_usage import rss_kb
 
 pytestmark = pytest.mark.soak
 

@@ -13,10 +13,10 @@ import gc
 
 import numpy as np
 import pytest
-from memory_usage import rss_kb
 
 import dnnl_interop as dnnl
 from dnnl_interop import _owned
+from memory_usage import rss_kb
 
 pytestmark = pytest.mark.soak
 

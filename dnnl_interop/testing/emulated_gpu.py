@@ -58,8 +58,9 @@ import os
 import site
 import sys
 import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "EmulatedGpu",

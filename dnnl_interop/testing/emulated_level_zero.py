@@ -58,8 +58,9 @@ import contextlib
 import os
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from . import emulated_gpu
 from .emulated_gpu import EmulatedGpuError, EmulatedGpuUnavailableError

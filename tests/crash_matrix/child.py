@@ -51,14 +51,14 @@ def _run(prelude: str, snippet: str, namespace: dict, result: _Result) -> None:
     """Run the fixtures, then the snippet, recording the outcome."""
     result.write(phase="fixtures")
     try:
-        exec(compile(prelude, "<fixtures>", "exec"), namespace)  # noqa: S102 - running cases is the point
-    except BaseException as exc:  # noqa: BLE001 - everything is an outcome here
+        exec(compile(prelude, "<fixtures>", "exec"), namespace)  # running cases is the point
+    except BaseException as exc:  # everything is an outcome here
         result.write(outcome="fixture-error", exception=_exception(exc, "<fixtures>"), phase="exit")
         return
     result.write(phase="snippet")
     try:
-        exec(compile(snippet, "<case>", "exec"), namespace)  # noqa: S102
-    except BaseException as exc:  # noqa: BLE001
+        exec(compile(snippet, "<case>", "exec"), namespace)
+    except BaseException as exc:
         result.write(outcome="raised", exception=_exception(exc, "<case>"))
         del exc
     else:

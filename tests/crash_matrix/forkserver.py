@@ -51,7 +51,7 @@ def _child(request: dict, replies_fd: int) -> None:
         child.run_forked(
             request["prelude"], request["snippet"], request["result"], request["output"], request["timeout"]
         )
-    except BaseException:  # noqa: BLE001 - a child never returns into the server loop
+    except BaseException:  # a child never returns into the server loop
         code = 70
     os._exit(code)
 

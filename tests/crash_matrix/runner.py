@@ -102,7 +102,7 @@ def _environments(standin: str | None, libraries: set[str]) -> tuple[dict[str, d
             from dnnl_interop.testing import emulated_gpu
 
             envs["emulated"] = emulated_gpu.child_environment(plain)
-        except Exception as exc:  # noqa: BLE001 - reported on every case that needed it
+        except Exception as exc:  # reported on every case that needed it
             unavailable = f"the emulated GPU is unavailable: {type(exc).__name__}: {exc}"
     return envs, unavailable
 

@@ -3,7 +3,8 @@
 * :func:`host_buffer`, for memory on a host engine (the CPU engine): an object
   with the buffer protocol (a numpy array, a bytearray, a cffi array), whose
   item type, byte order, size, contiguity and writability are checked
-  against the descriptor. A bare address is refused: it has no size or
+  against the descriptor (a non-contiguous numpy view only where the
+  descriptor's strides are its own). A bare address is refused: it has no size or
   lifetime to check. :class:`UncheckedPointer` is the named way to give one
   anyway.
 * :func:`device_handle`, for OpenCL buffers and USM pointers (``ocl`` and
@@ -18,9 +19,13 @@ Both return ``(void *, object to keep alive)`` and accept
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ._ffi import ffi, lib
 from ._handles import as_handle, check_address, type_name
+
+# A descriptor's (shape, strides in elements); strides None for a blocked layout.
+Layout = tuple[tuple[int, ...], tuple[int, ...] | None]
 
 _VOID_POINTER = ffi.typeof("void *")
 _MEMORY_ALLOCATE_ADDRESS = int(ffi.cast("uintptr_t", lib.DNNL_MEMORY_ALLOCATE))
@@ -124,11 +129,14 @@ def _refuse_owned(data: object, what: str) -> None:
         raise TypeError(f"{what}: expected a data buffer, got a dnnl_interop.{type(data).__name__}")
 
 
-def host_buffer(data: object, size: int, data_type: int | None, what: str):
+def host_buffer(data: object, size: int, data_type: int | None, what: str, layout: Layout | None = None):
     """``(void *, keep)`` for host data of ``size`` bytes of ``data_type``.
 
     ``data_type`` None skips the item-type check (buffers of a descriptor
-    whose extra buffers hold metadata of other types).
+    whose extra buffers hold metadata of other types). A C-contiguous buffer
+    is a block of at least ``size`` bytes; a non-contiguous one (a numpy view
+    such as ``a.T``) is taken only when ``layout``, the descriptor's
+    ``(shape, strides in elements)``, is its own.
     """
     pointer = _sentinel(data)
     if pointer is not None:
@@ -156,23 +164,54 @@ def host_buffer(data: object, size: int, data_type: int | None, what: str):
             f"{what}: expected a buffer (a numpy array, a bytearray, ...), got a {type_name(data)}"
         ) from None
     with view:
-        _check_view(view, data, size, data_type, what)
+        contiguous = view.c_contiguous
+        _check_view(view, data, size, data_type, what, layout)
+    if not contiguous:
+        return _strided_pointer(data)
     pointer = ffi.from_buffer("char[]", data, require_writable=True)
     return ffi.cast(_VOID_POINTER, pointer), (data, pointer)
 
 
-def _check_view(view: memoryview, data: object, size: int, data_type: int | None, what: str) -> None:
+def _check_view(
+    view: memoryview, data: object, size: int, data_type: int | None, what: str, layout: Layout | None
+) -> None:
     if view.readonly:
         raise ValueError(f"{what}: the buffer is read-only; oneDNN may write to a memory's buffer")
-    if not view.c_contiguous:
-        raise ValueError(
-            f"{what}: the buffer is not C-contiguous; the descriptor's layout says where each "
-            "element is within one contiguous block (numpy.ascontiguousarray makes one)"
-        )
     if data_type is not None:
         _check_item_type(view, data, data_type, what)
-    if view.nbytes < size:
+    if not view.c_contiguous:
+        _check_layout(view, layout, what)
+    elif view.nbytes < size:
         raise ValueError(f"{what}: {view.nbytes} bytes, the descriptor needs {size}")
+
+
+def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
+    """A non-contiguous buffer is taken where it lies only if the descriptor's
+    strides are its own: oneDNN then touches exactly the buffer's elements."""
+    shape, strides = layout if layout is not None else ((), None)
+    itemsize = view.itemsize
+    if strides is not None and tuple(view.shape) == tuple(shape) and all(
+        size == 1 or given == stride * itemsize
+        for size, given, stride in zip(shape, view.strides or (), strides, strict=False)
+    ):
+        return
+    theirs = "a blocked layout" if strides is None else (
+        f"shape {tuple(shape)}, strides {tuple(s * itemsize for s in strides)} bytes"
+    )
+    raise ValueError(
+        f"{what}: the buffer is not C-contiguous and its layout (shape {tuple(view.shape)}, strides "
+        f"{tuple(view.strides or ())} bytes) is not the descriptor's ({theirs}); describe it with "
+        "MemoryDesc.from_array(array), or copy it with numpy.ascontiguousarray(array)"
+    )
+
+
+def _strided_pointer(data: object) -> tuple[Any, object]:
+    """The address of the first element of a checked non-contiguous buffer."""
+    import numpy  # only numpy-style exporters are non-contiguous in practice
+
+    array = numpy.asarray(data)  # no copy: a view of the same memory
+    address = array.__array_interface__["data"][0]
+    return ffi.cast(_VOID_POINTER, address), (data, array)
 
 
 def _check_item_type(view: memoryview, data: object, data_type: int, what: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from _weakref import ref as _weak_reference
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import atexit
 import operator
@@ -31,6 +32,9 @@ from ._owned import Owned, using
 from ._handles import as_bytes, as_handle
 from ._sized import query_then_fill
 from .errors import InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -551,7 +555,8 @@ class Memory(Owned):
             return
         size = desc.size if isinstance(desc, MemoryDesc) and not desc.closed else 0
         data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
-        pointer, kept = host_buffer(buffer, size, data_type, "buffer")
+        layout = (desc.shape, desc.strides) if isinstance(desc, MemoryDesc) else None
+        pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
         out = self._new_out()
         with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
             check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
@@ -588,7 +593,7 @@ class Memory(Owned):
             raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
         size, data_type = self._size, self.desc.data_type
         if self.engine._runtime == "native":
-            pointer, kept = host_buffer(buffer, size, data_type, "buffer")
+            pointer, kept = host_buffer(buffer, size, data_type, "buffer", (self.desc.shape, self.desc.strides))
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
             runtime = "ze_usm" if self.engine._runtime == "ze" else "ocl_usm" if _is_usm(self) else "cl_mem"
             pointer, kept = device_handle(buffer, size, data_type, "buffer", runtime)
@@ -597,12 +602,36 @@ class Memory(Owned):
             check(lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle")
             self._use_data((pointer,), kept)
 
-    def map_data(self):
+    def mapped(self) -> _Mapped:
+        """``with memory.mapped() as array:`` the data as a numpy array, mapped
+        for the block and unmapped at its end (also on an exception).
+
+        The array has the descriptor's shape, numpy dtype and strides (a plain
+        layout and a type numpy knows; ``TypeError`` otherwise). Work submitted
+        before is finished first. While mapped, the memory's handle stays
+        valid (even if the memory is closed) and ``set_data_handle`` is refused.
+
+        * Memory the host sees directly (the CPU engine; host or shared USM,
+          whose mapping is the memory's own storage): the array is a view of
+          it, without a copy, and stays one after the block, like
+          ``numpy.asarray(memory)``.
+        * Device memory (OpenCL buffers, device USM), where oneDNN maps a host
+          copy that unmapping frees: the array is the binding's own copy of
+          it, written back at the end of the block, and read-only afterwards.
+          No array ever points at memory that is no longer mapped.
+
+        Raises ``ValueError`` for memory without a buffer (``MEMORY_NONE``),
+        :class:`ClosedObjectError` for a closed one, and oneDNN's error if it
+        cannot map.
+        """
+        return _Mapped(self)
+
+    def map_data(self) -> Any:
         """Map the data into host memory; returns a ``void *`` cffi pointer.
 
         As ``dnnl::memory::map_data``: valid until :meth:`unmap_data`, which
-        must be called with the same pointer. Read or write through it with
-        ``dnnl_interop._ffi.ffi.buffer(pointer, memory.desc.size)``.
+        must be called with the same pointer. :meth:`mapped` gives the same
+        as a numpy array and unmaps it for you.
         """
         if self._executable is None and not self.closed:
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
@@ -612,7 +641,7 @@ class Memory(Owned):
             check(lib.dnnl_memory_map_data(memory, out), "dnnl_memory_map_data")
         return out[0]
 
-    def unmap_data(self, pointer) -> None:
+    def unmap_data(self, pointer: Any) -> None:
         """Unmap a pointer returned by :meth:`map_data`."""
         self.handle  # a closed memory says so first
         if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
@@ -621,17 +650,23 @@ class Memory(Owned):
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: object = None, copy: bool | None = None) -> numpy.ndarray[Any, Any]:
         """``numpy.asarray(memory)``: a view of the data, without a copy.
 
         For memory on the CPU engine with a plain layout ("ab", "ba",
-        "acdb", ...) and a type numpy knows. The view's shape is the
+        "acdb", strides, ...) and a type numpy knows. The view's shape is the
         descriptor's, its strides follow the layout. While a view exists the
         memory's buffer stays valid: closing the memory destroys it only once
-        the last view is gone, and ``set_data_handle`` is refused.
+        the last view is gone, and ``set_data_handle`` is refused. Device
+        memory is read with :meth:`mapped`.
         """
         import numpy
 
+        if self.engine._runtime != "native":
+            raise TypeError(
+                "memory: not host memory (an OpenCL or Level Zero engine); read it with "
+                "memory.mapped() or through the runtime (ocl.as_array, pyopencl)"
+            )
         if copy is False and dtype is not None:
             raise ValueError("a view cannot change the dtype")
         view = numpy.asarray(_HostView(self))
@@ -648,29 +683,32 @@ class Memory(Owned):
         self._executable = self._handle if has_data else None
 
 
+def _numpy_layout(desc: MemoryDesc) -> tuple[numpy.dtype[Any], tuple[int, ...]]:
+    """The dtype and byte strides of a numpy array over data laid out by ``desc``."""
+    dtype, strides = desc.dtype, desc.strides
+    if dtype is None:
+        raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")
+    if strides is None:
+        raise TypeError(f"memory: the {desc.tag!r} layout is blocked; no numpy view describes it")
+    return dtype, tuple(s * dtype.itemsize for s in strides)
+
+
 class _HostView:
     """What a numpy view of a Memory's buffer holds on to (its ``base``).
 
     It is a user of the memory's handle, so the buffer stays valid for as
-    long as the view lives, whatever happens to the Memory object.
+    long as the view lives, whatever happens to the Memory object. The
+    memory's data handle must be a host address (host memory, host or
+    shared USM).
     """
 
     __slots__ = ("_memory", "_key", "__array_interface__")
 
-    def __init__(self, memory: Memory):
+    def __init__(self, memory: Memory) -> None:
         if not isinstance(memory, Memory):
             raise TypeError(f"expected a dnnl_interop.Memory, got {type(memory).__name__}")
         desc = memory.desc
-        if memory.engine._runtime != "native":
-            raise TypeError(
-                "memory: not host memory (an OpenCL or Level Zero engine); read it through "
-                "the runtime (pyopencl, ze) or map_data"
-            )
-        strides, dtype = desc.strides, desc.dtype
-        if dtype is None:
-            raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")
-        if strides is None:
-            raise TypeError(f"memory: the {desc.tag!r} layout is blocked; no numpy view describes it")
+        dtype, strides = _numpy_layout(desc)
         self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
         with using((memory, Memory, "memory")):
             memory._use(self._key)
@@ -690,6 +728,75 @@ class _HostView:
         memory = getattr(self, "_memory", None)
         if memory is not None:
             memory._release(self._key)
+
+
+class _Mapped:
+    """``with memory.mapped() as array``: see :meth:`Memory.mapped`.
+
+    Holds a use of the memory's handle from the mapping to the unmapping, so
+    the handle it unmaps with is still the memory's, whatever the user does
+    with the Memory object meanwhile.
+    """
+
+    __slots__ = ("_memory", "_key", "_handle", "_pointer", "_copy")
+
+    def __init__(self, memory: Memory) -> None:
+        if not isinstance(memory, Memory):
+            raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+        self._memory = memory
+        self._pointer: Any = None
+        self._copy: tuple[numpy.ndarray[Any, Any], numpy.ndarray[Any, Any]] | None = None
+
+    def __enter__(self) -> numpy.ndarray[Any, Any]:
+        import numpy
+
+        if self._pointer is not None:
+            raise RuntimeError("memory.mapped(): already mapped by this with statement; call mapped() again")
+        memory = self._memory
+        desc = memory.desc  # a closed memory says so here
+        dtype, strides = _numpy_layout(desc)
+        if memory._executable is None and not memory.closed:
+            raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
+        memory._finish_work()
+        key = ("view", next(Owned._shared.call_keys))
+        out = ffi.new("void **")
+        with using((memory, Memory, "memory")) as handle:
+            memory._use(key)
+            status = lib.dnnl_memory_map_data(handle, out)
+            if status:
+                memory._release(key)
+                raise status_error(status, "dnnl_memory_map_data")
+            own_storage = int(ffi.cast("uintptr_t", out[0])) == memory.data_handle
+        self._key, self._handle, self._pointer = key, handle, out[0]
+        try:
+            if own_storage:  # the mapping is the memory's storage: a view, valid while the memory lives
+                return numpy.asarray(_HostView(memory))
+            nbytes = memory._size
+            block = numpy.empty(nbytes, numpy.uint8)
+            if nbytes:
+                ffi.memmove(ffi.from_buffer(block), out[0], nbytes)
+            array = numpy.ndarray(desc.shape, dtype, buffer=block, strides=strides)
+            self._copy = (block, array)
+            return array
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info: object) -> None:
+        memory, key, pointer = self._memory, self._key, self._pointer
+        if pointer is None:
+            return
+        copy, self._copy, self._pointer = self._copy, None, None
+        try:
+            memory._finish_work()  # work submitted in the block, before the write-back
+            if copy is not None:
+                block, array = copy
+                if block.nbytes:
+                    ffi.memmove(pointer, ffi.from_buffer(block), block.nbytes)
+                array.flags.writeable = False  # a copy from now on: writes would go nowhere
+            check(lib.dnnl_memory_unmap_data(self._handle, pointer), "dnnl_memory_unmap_data")
+        finally:
+            memory._release(key)
 
 
 def _is_usm(memory: Memory) -> bool:

@@ -189,8 +189,8 @@ def main() -> None:
           f"binding - C = {(m['binding'] - m['C loop']) * 1e6:.3f} µs, "
           f"binding - raw cffi = {(m['binding'] - m['raw cffi']) * 1e6:.3f} µs, "
           f"raw cffi - C = {(m['raw cffi'] - m['C loop']) * 1e6:.3f} µs")
-    paired = [b - c for b, c in zip(real["binding"], real["C loop"])]
-    paired_raw = [b - r for b, r in zip(real["binding"], real["raw cffi"])]
+    paired = [b - c for b, c in zip(real["binding"], real["C loop"], strict=True)]
+    paired_raw = [b - r for b, r in zip(real["binding"], real["raw cffi"], strict=True)]
     print(f"  median of per-round paired differences: binding - C = {median(paired) * 1e6:.3f} µs, "
           f"binding - raw cffi = {median(paired_raw) * 1e6:.3f} µs (noise: tens of µs)")
 

@@ -95,7 +95,7 @@ def main() -> None:
         return dnnl.reorder(src.desc, dst.desc, engine), dnnl.Stream(engine), {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}
 
     def reorder_teardown(state):
-        primitive, stream, exec_args = state
+        primitive, stream, _ = state
         stream.close()
         primitive.close()
 

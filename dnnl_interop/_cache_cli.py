@@ -233,5 +233,5 @@ def _table(entries) -> str:
     right = {1, 2, 4}  # sizes line up on the right
     return "".join(
         "  ".join(cell.rjust(width) if column in right else cell.ljust(width)
-                  for column, (cell, width) in enumerate(zip(row, widths))).rstrip() + "\n"
+                  for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip() + "\n"
         for row in rows)

@@ -351,7 +351,8 @@ def make_engine_cached(device: object, context: object, store=None) -> Engine:
     verified blob (oneDNN checks nothing in it: only verified entries reach
     it); if oneDNN refuses it, or the engine gives back another blob (oneDNN
     ignores blobs once the process knows the device), the engine is made
-    afresh and the entry rewritten; a miss makes it afresh and saves its blob. ``store`` is a :class:`dnnl_interop.CacheBlobStore`, or
+    afresh and the entry rewritten; a miss makes it afresh and saves its blob.
+    ``store`` is a :class:`dnnl_interop.CacheBlobStore`, or
     None for the default store (in ``dnnl_interop.cache.default_directory()``).
     A store that cannot be read or written logs a warning (logger
     ``dnnl_interop.cache``) and never fails the creation.

@@ -139,7 +139,8 @@ def test_execute_checks_its_arguments(engine, stream):
             primitive.execute(stream, {dnnl.ARG_FROM: np.zeros(4)})
         with pytest.raises(TypeError, match="Stream"):
             primitive.execute(engine, {})
-        with pytest.raises(dnnl.InvalidArgumentsError, match=r"args: the primitive needs args\[1\] \(.*ARG_FROM.*\) and args\[17\]"):
+        needs = r"args: the primitive needs args\[1\] \(.*ARG_FROM.*\) and args\[17\]"
+        with pytest.raises(dnnl.InvalidArgumentsError, match=needs):
             primitive.execute(stream, {})  # a reorder needs its source and destination
 
 
@@ -156,7 +157,8 @@ for args in ({dnnl.ARG_FROM: empty, dnnl.ARG_TO: full}, {dnnl.ARG_FROM: full, dn
     except ValueError as exc:
         print("ValueError", "no buffer" in str(exc))
 big = dnnl.reorder(*[dnnl.MemoryDesc((512, 512), "f32", "ab")] * 2, engine)
-for args in ({dnnl.ARG_FROM: full, dnnl.ARG_TO: dnnl.Memory(big_desc := dnnl.MemoryDesc((512, 512), "f32", "ab"), engine)},
+big_desc = dnnl.MemoryDesc((512, 512), "f32", "ab")
+for args in ({dnnl.ARG_FROM: full, dnnl.ARG_TO: dnnl.Memory(big_desc, engine)},
              {dnnl.ARG_FROM: dnnl.Memory(big_desc, engine), dnnl.ARG_TO: full}):
     try:
         big.execute(stream, args)
@@ -209,7 +211,7 @@ def test_close_is_idempotent_and_a_closed_object_refuses_use(engine):
     desc.close()
     assert desc.closed and "closed" in repr(desc)
     with pytest.raises(dnnl.ClosedObjectError):
-        desc.handle
+        _ = desc.handle
     with pytest.raises(dnnl.ClosedObjectError):
         dnnl.Memory(desc, engine)
     with pytest.raises(dnnl.ClosedObjectError):

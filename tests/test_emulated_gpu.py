@@ -161,7 +161,7 @@ def test_clInitLayer_returns_the_loaders_table_with_only_the_emulation_entries_r
     table = _fake_table()
     status, ours = _init(layer, table)
     assert status == CL_SUCCESS
-    changed = {ENTRIES[i] for i, (mine, theirs) in enumerate(zip(ours, table)) if mine != theirs}
+    changed = {ENTRIES[i] for i, (mine, theirs) in enumerate(zip(ours, table, strict=True)) if mine != theirs}
     assert changed == OVERRIDDEN
 
 
@@ -203,10 +203,11 @@ def _pyopencl_loader():
     """ctypes handle on pyopencl's ICD loader (calls through it pass the layer)."""
     (path,) = [p for p in emulated_gpu.opencl_loaders_loaded() if os.sep + "pyopencl" + os.sep in p]
     library = ctypes.CDLL(path)
-    library.clGetDeviceInfo.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+    info_argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+    library.clGetDeviceInfo.argtypes = info_argtypes
     library.clGetDeviceIDs.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_void_p,
                                        ctypes.POINTER(ctypes.c_uint)]
-    library.clGetProgramInfo.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+    library.clGetProgramInfo.argtypes = info_argtypes
     library.clGetKernelInfo.argtypes = library.clGetProgramInfo.argtypes
     library.clCreateKernel.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]
     library.clCreateKernel.restype = ctypes.c_void_p
@@ -325,7 +326,7 @@ def _built_program(device_kind: str):
 
 def _kernel_references_on_the_program(device_kind: str) -> dict:
     """The program's reference count as kernels are made (three ways) and released."""
-    cl, program, context = _built_program(device_kind)
+    cl, program, _context = _built_program(device_kind)
     error = ctypes.c_int32()
     counts = {"alone": _program_reference_counts(cl, program)}
     kernel = cl.clCreateKernel(program, b"twice", ctypes.byref(error))
@@ -356,7 +357,7 @@ def test_kernels_of_other_platforms_see_the_same_program_references_as_without_t
 
 
 def _program_of_a_kernel_after_the_program_is_released() -> tuple[int, int]:
-    cl, program, context = _built_program("emulated")
+    cl, program, _context = _built_program("emulated")
     error = ctypes.c_int32()
     kernel = cl.clCreateKernel(program, b"twice", ctypes.byref(error))
     assert error.value == CL_SUCCESS
@@ -479,7 +480,9 @@ def _enable_twice() -> dict:
         "device_type": first.device.type,
         "context_devices": [d.int_ptr for d in first.context.devices],
         "device": first.device.int_ptr,
-        "environment": {name: os.environ.get(name) for name in ("OPENCL_LAYERS", "OCL_ICD_FILENAMES", "OCL_ICD_VENDORS")},
+        "environment": {
+            name: os.environ.get(name) for name in ("OPENCL_LAYERS", "OCL_ICD_FILENAMES", "OCL_ICD_VENDORS")
+        },
         "still_enabled": emulated_gpu.is_enabled(),
     }
 
@@ -500,8 +503,7 @@ def test_enabling_names_the_layer_and_the_runtime_to_both_loaders(enabled_twice)
     environment = enabled_twice["environment"]
     assert str(emulated_gpu.layer_path()) in environment["OPENCL_LAYERS"].split(os.pathsep)
     assert str(emulated_gpu.runtime_path()) in environment["OCL_ICD_FILENAMES"].split(os.pathsep)
-    vendors = [open(os.path.join(environment["OCL_ICD_VENDORS"], name)).read().strip()
-               for name in os.listdir(environment["OCL_ICD_VENDORS"])]
+    vendors = [path.read_text().strip() for path in Path(environment["OCL_ICD_VENDORS"]).iterdir()]
     assert vendors.count(str(emulated_gpu.runtime_path())) == 1
 
 
@@ -530,7 +532,7 @@ def test_the_vendors_directory_keeps_other_registrations_and_drops_other_intel_c
 
     vendors = emulated_gpu.child_environment({"OCL_ICD_VENDORS": str(user)})["OCL_ICD_VENDORS"]
 
-    files = {name: open(os.path.join(vendors, name)).read() for name in os.listdir(vendors)}
+    files = {path.name: path.read_text() for path in Path(vendors).iterdir()}
     assert files.pop("other.icd") == "/opt/other/libother.so\n"
     assert list(files.values()) == [f"{emulated_gpu.runtime_path()}\n"]
     assert {p.name: p.read_text() for p in user.iterdir()} == before

@@ -413,7 +413,7 @@ def test_generated_protocol_helper_of_a_new_function(generated):
     """A function added to the headers with the (size, buffer) shape gets a
     protocol helper that calls it: here the library lacks it, so the helper
     reports the stub's refusal of the size query."""
-    module, decls, _ = generated
+    module, _, _ = generated
     ffi, lib = module.ffi, module.lib
     record = ffi.new("dnnl_interop_sized_t *")
     result = lib.dnnl_interop_sized_dnnl_test_blob(ffi.NULL, ffi.NULL, record)

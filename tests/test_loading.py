@@ -294,7 +294,7 @@ def test_no_library_anywhere_lists_every_place_tried(tmp_path):
         assert str(venv / "lib" / "libdnnl.so.3") in targets
         assert str(user_base / "lib" / "libdnnl.so.3") in targets
         assert "libdnnl.so.3" in targets  # the system loader, by name
-        for place, target, reason in attempts:
+        for _, target, reason in attempts:
             assert target in message and reason in message
     assert result["dnnl"] == []
 
@@ -499,7 +499,7 @@ def test_only_regular_files_are_loaded(tmp_path, kind, how):
         timeout=30,
     )
     assert result["error"] is not None
-    [(place, tried, reason)] = result["attempts"]
+    [(_, tried, reason)] = result["attempts"]
     assert tried == str(target)
     assert reason == f"not a regular file (a {kind})"
     assert result["dnnl"] == []

@@ -116,5 +116,5 @@ def test_eight_threads_share_one_cpu_engine_without_crash_deadlock_or_leak():
 
 @pytest.mark.soak
 def test_eight_threads_for_a_minute():
-    executes, checked, _, live = run_workload(60)
+    _, checked, _, live = run_workload(60)
     assert live == 0 and checked > 1000

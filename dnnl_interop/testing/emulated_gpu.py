@@ -259,13 +259,13 @@ def _vendors_directory(previous: str | None, runtime: Path) -> Path:
     try:
         root = _cache_root()
         root.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    except OSError as error:
         import tempfile
 
         root = Path(tempfile.gettempdir()) / f"dnnl-interop-{os.getuid()}" / "emulated-gpu"
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         if root.stat().st_uid != os.getuid():
-            raise EmulatedGpuError(f"{root} belongs to another user: refusing to register ICDs there")
+            raise EmulatedGpuError(f"{root} belongs to another user: refusing to register ICDs there") from error
     final = root / f"vendors-{digest}"
     if final.is_dir():
         return final

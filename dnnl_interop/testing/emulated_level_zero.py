@@ -783,12 +783,12 @@ class EmulatedLevelZero:
     # --- command lists and events ---
 
     def _create_list(self, in_order: bool, synchronous: bool):
-        ffi = self._loader.ffi
+        ffi, lib = self._loader.ffi, self._loader.lib
         desc = ffi.new(
             "ze_command_queue_desc_t *",
-            {"stype": self._loader.lib.ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            {"stype": lib.ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
              "flags": _COMMAND_QUEUE_FLAG_IN_ORDER if in_order else 0,
-             "mode": self._loader.lib.ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS if synchronous else self._loader.lib.ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS},
+             "mode": lib.ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS if synchronous else lib.ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS},
         )
         out = ffi.new("ze_command_list_handle_t *")
         self._loader.call("zeCommandListCreateImmediate", self._context, self._device, desc, out)

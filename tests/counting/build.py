@@ -323,7 +323,8 @@ static void busy(record_t *record, const char *function) {
     record->busy_in = function;
 }
 
-static int counting_before_call(const char *function, const counting_uses_t *uses, int nargs, const dnnl_exec_arg_t *args) {
+static int counting_before_call(
+    const char *function, const counting_uses_t *uses, int nargs, const dnnl_exec_arg_t *args) {
     int ok = 1;
     pthread_mutex_lock(&mutex);
     for (int i = 0; i < uses->n; i++) {
@@ -578,7 +579,7 @@ def _wrapper(function, index: int) -> str:
 
     engine_param = owner = None
     uses, borrowed = [], []
-    for position, (type_text, pname) in enumerate(zip(types, param_names)):
+    for position, (type_text, pname) in enumerate(zip(types, param_names, strict=True)):
         if position == 0 and create_kind:
             continue
         kind = _handle_kind(type_text)

@@ -343,7 +343,8 @@ def apis() -> list[Api]:
             then="gprim.execute(gstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: gdst}); gstrm.wait()"),
         Api("ocl.set_mem_object", "ocl.set_mem_object($memory, $buffer)", {"memory": "gsrc", "buffer": "gbuf2"}, {
             "memory": v.dnnl_object("Memory", "memory"),
-            "buffer": v.foreign_handle("cl_mem", "buffer", nullable=True, right="gbuf2") + [
+            "buffer": [
+                *v.foreign_handle("cl_mem", "buffer", nullable=True, right="gbuf2"),
                 ("buffer too small", "gbuf_small", Raises(VALUE, "buffer")),
                 ("host array", "a", Raises(TYPE, "buffer")),
             ],
@@ -403,7 +404,8 @@ def apis() -> list[Api]:
             then="zprim.execute(zstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: zdst}); zstrm.wait()"),
         Api("ze.make_memory", "m = ze.make_memory($desc, $engine, $handles)",
             {"desc": "md", "engine": "zeng", "handles": "a"}, {
-                "handles": bh("handles", ("args[1]",)) + [
+                "handles": [
+                    *bh("handles", ("args[1]",)),
                     ("list with a bad handle", "[Fraction(8, 1)]", Raises(TYPE, ("handles[0]", "handles"))),
                     ("two handles for one buffer", "[a, a]", Raises(TYPE_OR_VALUE, "handles")),
                 ],

@@ -165,7 +165,8 @@ def test_the_cache_blob_fill_needs_the_exact_size_and_an_empty_blob_makes_no_eng
     out = ffi.new("dnnl_engine_t *")
     c_blob = ffi.new("uint8_t[]", blob)
     assert lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, device, ctx, 0, c_blob) == INVALID_ARGUMENTS
-    assert lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, device, ctx, len(blob), ffi.NULL) == INVALID_ARGUMENTS
+    create = lib.dnnl_ocl_interop_engine_create_from_cache_blob
+    assert create(out, device, ctx, len(blob), ffi.NULL) == INVALID_ARGUMENTS
     assert context.reference_count == 2  # the fixture's engine only
     assert lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, device, ctx, len(blob), c_blob) == SUCCESS
     try:

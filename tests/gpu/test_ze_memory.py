@@ -133,7 +133,7 @@ def test_a_usm_array_refuses_to_close_while_a_memory_uses_it(lz, engine):
     usm.close()
     assert usm.closed
     with pytest.raises(ValueError):
-        usm.array
+        _ = usm.array
 
 
 def test_map_data_of_device_memory_shows_its_data_and_unmap_writes_it_back(lz, engine, stream, transpose):

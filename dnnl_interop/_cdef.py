@@ -27,9 +27,16 @@ in one C call (see ``dnnl_interop/_sized.py``).
 """
 
 
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cffi import FFI
 
 # Parsed in this order; each file uses only names declared before it.
 HEADERS = (
@@ -219,7 +226,7 @@ def parse(text: str, macros: dict[str, int | None] | None = None) -> Declaration
     return result
 
 
-def read_headers(directory: Path, names=HEADERS) -> Declarations:
+def read_headers(directory: Path, names: Iterable[str] = HEADERS) -> Declarations:
     text = "\n".join((directory / name).read_text() for name in names)
     return parse(text)
 
@@ -606,7 +613,7 @@ def make_source(decls: Declarations) -> str:
 MODULE = "dnnl_interop._ffi"
 
 
-def make_ffibuilder(header_dir: Path, *, private: bool = False, **compile_options):
+def make_ffibuilder(header_dir: Path, *, private: bool = False, **compile_options: Any) -> FFI:
     """The cffi builder of ``dnnl_interop._ffi`` from the headers in ``header_dir``.
 
     ``private`` adds the record of the size-query-then-fill helpers
@@ -634,7 +641,9 @@ _EXTRA_DECL_RE = re.compile(r"^\s*#define\s+(\w+)\s+\.\.\.\s*$|^\s*extern\s+\"Py
 
 def _extra_declarations(cdef: str) -> tuple[list[Function], list[str], list[str]]:
     """Functions, integer macros and ``extern "Python"`` names of a hand-written cdef block."""
-    functions, macros, callbacks = [], [], []
+    functions: list[Function] = []
+    macros: list[str] = []
+    callbacks: list[str] = []
     for line in strip_comments(cdef).splitlines():
         match = _EXTRA_DECL_RE.match(line)
         if match and match.group(1):
@@ -653,7 +662,7 @@ def _param_ctype(decl: str, name: str) -> str:
     return re.sub(rf"\b{name}\b(?=\s*(?:\[[^\]]*\])?\s*$)", "", decl).strip()
 
 
-def _python_type(ffi, ctype: str, argument: bool) -> str:
+def _python_type(ffi: FFI, ctype: str, argument: bool) -> str:
     """What cffi takes for an argument of C type ``ctype`` (or gives back for a result)."""
     kind_of = ffi.typeof(ctype)
     kind = kind_of.kind
@@ -679,7 +688,7 @@ def _python_name(name: str) -> str:
     return f"{name}_" if keyword.iskeyword(name) else name
 
 
-def _stub_function(ffi, f: Function) -> str:
+def _stub_function(ffi: FFI, f: Function) -> str:
     params = ["self"]
     params += [
         f"{_python_name(name)}: {_python_type(ffi, _param_ctype(decl, name), argument=True)}"
@@ -690,7 +699,7 @@ def _stub_function(ffi, f: Function) -> str:
     return f"    def {f.name}({', '.join(params)}) -> {restype}: ..."
 
 
-def make_stub(decls: Declarations, ffi=None) -> str:
+def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
     """The text of ``dnnl_interop/_ffi.pyi``: ``ffi`` and every name of ``lib``, typed.
 
     ``ffi`` is the builder of the module (:func:`make_ffibuilder`); its parse
@@ -750,7 +759,7 @@ def make_args_module(decls: Declarations) -> str:
     ) + "\n"
 
 
-def _builder(decls: Declarations, private: bool):
+def _builder(decls: Declarations, private: bool) -> FFI:
     import cffi
 
     ffibuilder = cffi.FFI()
@@ -758,7 +767,7 @@ def _builder(decls: Declarations, private: bool):
     return ffibuilder
 
 
-def generated_files(header_dir: Path, ffi=None) -> dict[Path, str]:
+def generated_files(header_dir: Path, ffi: FFI | None = None) -> dict[Path, str]:
     """{path relative to the project root: text} of the Python files generated from the headers."""
     decls = read_headers(Path(header_dir))
     return {STUB_PATH: make_stub(decls, ffi), ARGS_PATH: make_args_module(decls)}

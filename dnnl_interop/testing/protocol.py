@@ -10,6 +10,9 @@ oneDNN's rules with :func:`check_size_query_protocol`; a violation is an
 
 The rules (:data:`RULES`):
 
+``size query``
+    A query (``buffer`` NULL) succeeds with the leading arguments given and
+    writes ``*size``.
 ``exact size``
     A fill told the size succeeds, leaves ``*size`` at it, writes every one
     of those bytes and none after them; a fill told the size ±1..3 is
@@ -47,16 +50,18 @@ __all__ = [
     "EXACT_SIZE",
     "RULES",
     "SIZE_CHANGE",
+    "SIZE_QUERY",
     "ZERO_SIZE",
     "ProtocolReport",
     "check_size_query_protocol",
 ]
 
+SIZE_QUERY = "size query"
 EXACT_SIZE = "exact size"
 DETERMINISM = "determinism"
 ZERO_SIZE = "zero size"
 SIZE_CHANGE = "size change"
-RULES = (EXACT_SIZE, DETERMINISM, ZERO_SIZE, SIZE_CHANGE)
+RULES = (SIZE_QUERY, EXACT_SIZE, DETERMINISM, ZERO_SIZE, SIZE_CHANGE)
 
 # A private FFI of the compiled backend: unlike cffi.FFI it can read the type
 # of an API-mode lib function of any module; size_t * and byte pointers are
@@ -212,7 +217,7 @@ def check_size_query_protocol(
     _check_wrong_sizes(caller, violations, n)
     _check_zero_size(caller, violations, n)
     violations.raise_if_any()
-    checked = [EXACT_SIZE, DETERMINISM, ZERO_SIZE]
+    checked = [SIZE_QUERY, EXACT_SIZE, DETERMINISM, ZERO_SIZE]
     not_checked: list[str] = []
     changed_payload = None
     if change is None:
@@ -228,13 +233,13 @@ def _query(caller: _Caller, violations: _Violations, max_size: int, what: str) -
     status, n = caller.query()
     if status != 0:
         raise violations.fail(
-            EXACT_SIZE, f"{what} returned status {status}: nothing can be checked "
+            SIZE_QUERY, f"{what} returned status {status}: nothing can be checked "
             "(are the leading arguments ones the function accepts?)"
         )
     if n == caller.unwritten:
-        raise violations.fail(EXACT_SIZE, f"{what} returned success without writing *size")
+        raise violations.fail(SIZE_QUERY, f"{what} returned success without writing *size")
     if n > max_size:
-        raise violations.fail(EXACT_SIZE, f"{what} reported {n} bytes, more than max_size={max_size}")
+        raise violations.fail(SIZE_QUERY, f"{what} reported {n} bytes, more than max_size={max_size}")
     return n
 
 

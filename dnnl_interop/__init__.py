@@ -31,6 +31,8 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import core, ocl, ze  # noqa: F401
     from .core import *  # noqa: F403
 
@@ -70,7 +72,7 @@ _CACHE_NAMES = ("CacheBlobStore", "compose_key")
 # core, ocl, ze and cache (and the names exported here from core: Engine,
 # Memory, ARG_*, ...; from cache: CacheBlobStore) are imported on first use,
 # which keeps `import dnnl_interop` cheap.
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
     if name in _CACHE_NAMES:

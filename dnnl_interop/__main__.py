@@ -2,9 +2,12 @@
 
 ``info`` reports which oneDNN library the binding finds, what it is (version,
 runtimes, which interop entry points it exports, the files opened before it),
+whether it makes its CPU engine, how Intel's CPU OpenCL driver (which that
+engine runs on) is registered with oneDNN's OpenCL loader and with pyopencl's,
 and every OpenCL platform and device pyopencl sees: for each device the
 SHA-256 digest and length of oneDNN's cache-blob id, and whether oneDNN can
-make a GPU engine from it (and if not, the error it answers).
+make a GPU engine from it (and if not, the error it answers). It ends with the
+problems found, each with the exact fix (a shell command where one exists).
 
 While the facts are gathered, everything written to file descriptor 1 (oneDNN's
 verbose lines, OpenCL runtime chatter) goes to stderr, so stdout holds only the
@@ -12,18 +15,18 @@ report.
 
 Exit codes
 ----------
-0  oneDNN loaded and at least one OpenCL platform found
+0  oneDNN is usable: the library loaded and made its CPU engine. Warnings
+   (pyopencl missing, no OpenCL platform, pyopencl not listing Intel's CPU
+   platform) do not change the code; they are listed under Problems.
 1  an unexpected error (a bug: please report the traceback)
 2  bad command line (argparse)
-3  no usable oneDNN library (takes precedence over 4 and 5); the places tried
-   are listed
-4  pyopencl cannot be imported
-5  pyopencl works but lists no OpenCL platform
+3  oneDNN is unusable: no library found (the places tried are listed), or it
+   makes no CPU engine (the fix is given)
 6  (``--emulated-gpu``, ``--emulated-level-zero``) the emulation could not be
    switched on, or oneDNN made no engine on it
 
 Whatever is missing, everything that could be found is still reported, and a
-one-line summary of what is missing goes to stderr.
+one-line summary of what is wrong goes to stderr.
 
 JSON document (``--json``, schema 1)
 -----------------------------------
@@ -31,11 +34,16 @@ Keys are stable; new keys may be added, existing ones keep their meaning.
 
 ``schema``         1
 ``exit_code``      the process's exit code (above)
-``missing``        list of "onednn", "pyopencl", "opencl-platforms"; [] if none
+``missing``        list of "onednn", "cpu-engine", "pyopencl", "opencl-platforms";
+                   [] if none
+``problems``       [{``severity``: "error" (oneDNN unusable) or "warning",
+                     ``problem``: what is wrong, ``fix``: the fix or null}]
 ``dnnl_interop``   {``version``, ``path``}: this package
-``environment``    {name: value or null} for DNNL_INTEROP_LIBRARY, LD_LIBRARY_PATH,
+``environment``    {name: value or null} for DNNL_INTEROP_LIBRARY,
+                   DNNL_INTEROP_REGISTER_CPU_OPENCL, LD_LIBRARY_PATH,
                    OCL_ICD_VENDORS, OCL_ICD_FILENAMES, OPENCL_VENDOR_PATH,
-                   ONEDNN_VERBOSE, DNNL_VERBOSE
+                   ONEDNN_VERBOSE, DNNL_VERBOSE, as they were when the
+                   command started
 ``onednn``
     ``loaded``       bool
     ``path``         the library file bound, or null
@@ -48,10 +56,27 @@ Keys are stable; new keys may be added, existing ones keep their meaning.
                      {``status``: "complete" | "partial" | "absent",
                       ``functions``: how many the headers declare (14 / 11),
                       ``present``: [names], ``missing``: [names]}
+    ``cpu_engine``   null if not loaded, else {``ok``, ``count``: CPU engines
+                     oneDNN sees (or null), ``error``: error object or null}
     ``preloaded``    [files opened by full path before the library]
     ``notes``        [strings]
     ``error``        null, or an error object (below) saying why nothing loaded
     ``attempts``     [{``place``, ``target``, ``reason``}] of a failed search
+``icd``              Intel's CPU OpenCL driver (``libintelocl.so``) and its registration
+    ``driver``       its path beside oneDNN (or in this environment), or null
+    ``opt_out``      bool: DNNL_INTEROP_REGISTER_CPU_OPENCL=0
+    ``vendors``      the vendors directory both loaders read (OCL_ICD_VENDORS,
+                     else /etc/OpenCL/vendors); ``vendors_from``:
+                     "OCL_ICD_VENDORS" or "system"
+    ``broken_entries`` [{``file``, ``names``}]: registrations naming a missing driver
+    ``onednn``       {``registered``, ``by_vendors``: [.icd files naming it],
+                      ``by_environment``: [OCL_ICD_FILENAMES entries naming it],
+                      ``by_binding``: [what the binding added to OCL_ICD_FILENAMES
+                      in its own process]}
+    ``pyopencl``     {``registered``: an .icd file of the vendors directory names
+                      it (pyopencl's loader ignores OCL_ICD_FILENAMES),
+                      ``lists_intel_cpu``: pyopencl lists an Intel platform with
+                      a CPU device (null without pyopencl)}
 ``opencl``
     ``available``    bool: at least one platform
     ``pyopencl``     pyopencl's version, or null if it cannot be imported
@@ -102,6 +127,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from types import ModuleType
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -119,8 +145,15 @@ def _parser() -> argparse.ArgumentParser:
         help="report the oneDNN library found and the OpenCL devices it can use",
         description=(
             "Report the oneDNN library found (path, version, runtimes, interop entry "
-            "points) and each OpenCL device (cache-blob id, GPU engine). Exit codes: "
-            "0 ok, 3 no oneDNN, 4 no pyopencl, 5 no OpenCL platform."
+            "points), whether it makes its CPU engine, how Intel's CPU OpenCL driver is "
+            "registered for oneDNN and for pyopencl, and each OpenCL device (cache-blob "
+            "id, GPU engine); then each problem found, with the exact fix."
+        ),
+        epilog=(
+            "exit codes: 0 oneDNN is usable (warnings, such as pyopencl missing, are "
+            "listed under Problems); 3 oneDNN is unusable (no library, or no CPU engine); "
+            "6 --emulated-gpu/--emulated-level-zero made no engine; 2 usage error; "
+            "1 a bug (please report the traceback)"
         ),
     )
     info.add_argument("--json", action="store_true", help="print one JSON document")
@@ -159,10 +192,11 @@ def _info(args: argparse.Namespace) -> int:
     summary = _info.problem_summary(facts)
     if summary:
         print(f"dnnl-interop info: {summary} (exit {facts['exit_code']})", file=sys.stderr)
-    return facts["exit_code"]
+    code: int = facts["exit_code"]
+    return code
 
 
-def _emulated_gpu_info(args: argparse.Namespace, _info) -> int:
+def _emulated_gpu_info(args: argparse.Namespace, _info: ModuleType) -> int:
     facts = _info.collect_emulated_gpu()
     if args.json:
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
@@ -172,10 +206,11 @@ def _emulated_gpu_info(args: argparse.Namespace, _info) -> int:
     if facts["exit_code"]:
         print(f"dnnl-interop info --emulated-gpu: no engine on the emulated GPU (exit {facts['exit_code']})",
               file=sys.stderr)
-    return facts["exit_code"]
+    code: int = facts["exit_code"]
+    return code
 
 
-def _emulated_level_zero_info(args: argparse.Namespace, _info) -> int:
+def _emulated_level_zero_info(args: argparse.Namespace, _info: ModuleType) -> int:
     facts = _info.collect_emulated_level_zero()
     if args.json:
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
@@ -186,7 +221,8 @@ def _emulated_level_zero_info(args: argparse.Namespace, _info) -> int:
         reason = ("no usable oneDNN" if facts["exit_code"] == _info.EXIT_NO_ONEDNN
                   else "no engine on the emulated Level Zero device")
         print(f"dnnl-interop info --emulated-level-zero: {reason} (exit {facts['exit_code']})", file=sys.stderr)
-    return facts["exit_code"]
+    code: int = facts["exit_code"]
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,9 @@ byte string; Python copies the result out. It is driven here by C-level fakes
 (``ffi.callback``) of the very types of oneDNN's functions, which the C helper
 calls in place of oneDNN. A fake plays a C library whose payload may change
 between any two calls and which may fail or misbehave on command; it records
-every call, and the properties below are checked against that record.
+every call, and the properties below are checked against that record. That
+the fake, left alone, plays by oneDNN's rules is checked by
+``dnnl_interop.testing.check_size_query_protocol``, as is real oneDNN.
 
 The fake checks that the buffer it is given has room for ``*size`` bytes,
 without trusting the C code under test: the buffer must lie inside an array
@@ -34,6 +36,9 @@ from dnnl_interop import _cdef, check
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop._sized import MAX_ATTEMPTS, query_then_fill
 from dnnl_interop.errors import DnnlError, InvalidArgumentsError, Status, error_class
+from dnnl_interop.testing import RULES, check_size_query_protocol
+from dnnl_interop.testing import strategies as dst
+from dnnl_interop.testing.protocol import EXACT_SIZE
 
 NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it
 CALL_LIMIT = 100  # a fake answers at most this many calls (catches endless retries)
@@ -43,7 +48,7 @@ SIZED_FUNCTIONS = tuple(
 )
 SCRATCH = _cdef.SIZED_SCRATCH
 
-statuses = st.integers(1, 2**32 - 1)  # cffi reads dnnl_status_t as uint32
+statuses = dst.status_codes(unsigned=True)  # every failure, as a dnnl_status_t callback returns it
 sizes = st.one_of(st.integers(0, 8), st.integers(0, 4096))
 
 _malloc_usable_size = ctypes.CDLL(None).malloc_usable_size
@@ -402,44 +407,50 @@ def test_filling_never_corrupts_shared_bytes_objects(length):
     assert b"\x00"[0] == 0 and bytes([0]) == b"\0"
 
 
-# --- the real library's fill rule -----------------------------------------------
+# --- the fake and the real library keep oneDNN's rules ---------------------------
+
+
+@given(first=dst.blob_ids() | st.binary(max_size=600), second=dst.engine_cache_blobs(), like=functions)
+@example(first=b"", second=b"x", like=SIZED_FUNCTIONS[0])
+def test_the_fake_plays_by_onednns_rules(first, second, like):
+    """Left alone, the fake is a faithful oneDNN: it passes the protocol
+    checker, a moved payload (the next one) included."""
+    fake = FakeLibrary([first, second if len(second) != len(first) else second + b"!"], like=like)
+    report = check_size_query_protocol(fake.function, *fake.args, change=lambda: setattr(fake, "version", 1))
+    assert (report.payload, report.changed_payload, report.checked) == (first, fake.payloads[1], RULES)
+    assert not fake.violations
+
+
+def test_a_fake_scripted_to_misreport_fails_the_checker():
+    """A scripted misbehaviour is one the checker sees (so the scenarios
+    above really do play a broken library)."""
+    fake = FakeLibrary([b"0123456789"], [Step(), Step(misreport=4)])
+    with pytest.raises(AssertionError, match=rf"\[{EXACT_SIZE}\] a fill told 10 bytes changed \*size to 4"):
+        check_size_query_protocol(fake.function, *fake.args)
+
 
 BLOB_ID = "dnnl_ocl_interop_engine_get_cache_blob_id"
-SENTINEL = 0xA5
 
 
 def test_real_fill_needs_the_exact_size(real_dnnl, cl_device):
-    """Real oneDNN refuses a fill of n±1..3 bytes with INVALID_ARGUMENTS
-    (a DnnlError and a ValueError) and copies nothing; n bytes works."""
+    """Real oneDNN keeps the rules the helper relies on (the checker: a fill
+    of n±1..3 bytes copies nothing, n bytes gives the id), and refuses a
+    wrong size with INVALID_ARGUMENTS, a DnnlError and a ValueError."""
     import dnnl_interop
 
     device = ffi.cast("cl_device_id", cl_device.int_ptr)
+    report = check_size_query_protocol(lib.dnnl_ocl_interop_engine_get_cache_blob_id, device)
+    assert report.payload == dnnl_interop.ocl.get_engine_cache_blob_id(cl_device)
+    n = report.size
     size = ffi.new("size_t *")
-    check(lib.dnnl_ocl_interop_engine_get_cache_blob_id(device, size, ffi.NULL), BLOB_ID)
-    n = size[0]
-    assert n > 3
     for wrong in [n + k for k in (-3, -2, -1, 1, 2, 3)]:
-        buffer = bytearray([SENTINEL]) * (n + 3)
+        buffer = bytearray(n + 3)
         size[0] = wrong
-        status = lib.dnnl_ocl_interop_engine_get_cache_blob_id(
-            device, size, ffi.from_buffer("uint8_t[]", buffer)
-        )
+        status = lib.dnnl_ocl_interop_engine_get_cache_blob_id(device, size, ffi.from_buffer("uint8_t[]", buffer))
         with pytest.raises(InvalidArgumentsError) as info:
             check(status, BLOB_ID)
         assert isinstance(info.value, DnnlError) and isinstance(info.value, ValueError)
         assert info.value.status == Status.INVALID_ARGUMENTS
-        assert buffer == bytearray([SENTINEL]) * (n + 3), f"size {wrong}: bytes were copied"
-
-    buffer = bytearray([SENTINEL]) * (n + 3)
-    size[0] = n
-    check(
-        lib.dnnl_ocl_interop_engine_get_cache_blob_id(
-            device, size, ffi.from_buffer("uint8_t[]", buffer)
-        ),
-        BLOB_ID,
-    )
-    assert bytes(buffer[:n]) == dnnl_interop.ocl.get_engine_cache_blob_id(cl_device)
-    assert buffer[n:] == bytearray([SENTINEL]) * 3
 
 
 # --- what the C helper owns -----------------------------------------------------

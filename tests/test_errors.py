@@ -30,6 +30,7 @@ from dnnl_interop.errors import (
     error_class,
     make_error,
 )
+from dnnl_interop.testing import strategies as dst
 
 # The builtin exception each error code must also be (besides DnnlError).
 BUILTIN_CATEGORIES = (MemoryError, ValueError, NotImplementedError, RuntimeError)
@@ -48,9 +49,12 @@ EXPECTED_BUILTIN = {
 KNOWN_CODES = frozenset(int(s) for s in Status)
 KNOWN_ERROR_CLASSES = tuple(error_class(code) for code in EXPECTED_BUILTIN)
 
-# Every int32 code, and the rest of uint32: cffi reads dnnl_status_t (an enum
-# with non-negative values) as unsigned, so a C code -1 arrives as 2**32 - 1.
-codes = st.integers(-(2**31), 2**32 - 1)
+# Every code: the known ones, and every other int32 both as C returns it and
+# as cffi reads a dnnl_status_t (an enum with non-negative values, so a C code
+# -1 arrives as 2**32 - 1).
+codes = dst.status_codes(success=True)
+failures = dst.status_codes()
+unknown_codes = dst.status_codes(known=False)
 function_names = st.from_regex(r"dnnl_[a-z][a-z_]{0,40}", fullmatch=True)
 
 
@@ -131,7 +135,7 @@ def test_check_raises_the_error_of_any_nonzero_code(code, function):
         assert str(code) in message
 
 
-@given(code=codes.filter(lambda c: c not in KNOWN_CODES))
+@given(code=unknown_codes)
 def test_unknown_codes_are_never_mapped_to_a_known_class(code):
     """An unknown code gets UnknownStatusError, which is no known error class
     and no builtin category a caller might catch for a known one."""
@@ -141,7 +145,7 @@ def test_unknown_codes_are_never_mapped_to_a_known_class(code):
     assert not issubclass(cls, BUILTIN_CATEGORIES)
 
 
-@given(code=codes.filter(lambda c: c != 0), function=function_names)
+@given(code=failures, function=function_names)
 def test_errors_survive_pickling(code, function):
     """A raised error pickles and unpickles to the same class, status,
     function and message."""
@@ -218,7 +222,7 @@ def test_errors_loads_by_path_alone():
     assert done.stdout.strip() == "[]"
 
 
-@given(code=codes.filter(lambda c: c != 0), function=function_names)
+@given(code=failures, function=function_names)
 @example(code=3, function="dnnl_f")
 def test_make_error_is_always_the_dnnl_error_of_the_code(code, function):
     """make_error returns what its annotation says, a DnnlError of

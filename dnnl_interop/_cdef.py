@@ -721,6 +721,7 @@ def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
         "from _cffi_backend import FFI",
         "",
         "CData: TypeAlias = FFI.CData",
+        "CType: TypeAlias = FFI.CType",
         "",
         "@final",
         "class _Lib:",

@@ -7,6 +7,7 @@ from typing import Final, TypeAlias, final
 from _cffi_backend import FFI
 
 CData: TypeAlias = FFI.CData
+CType: TypeAlias = FFI.CType
 
 @final
 class _Lib:

@@ -9,8 +9,14 @@ object exposing one through ``int_ptr`` (pyopencl's convention) or
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING, TypeVar
 
 from ._ffi import ffi
+
+if TYPE_CHECKING:
+    from ._ffi import CData, CType
+
+    _H = TypeVar("_H", bound="Handle")
 
 _POINTER_KINDS = ("pointer", "array")
 _VOID_POINTER = ffi.typeof("void *")
@@ -19,7 +25,7 @@ _cast = ffi.cast
 _MAX_ADDRESS = 2 ** (8 * ffi.sizeof("void *")) - 1
 
 
-def as_handle(obj: object, ctype, what: str):
+def as_handle(obj: object, ctype: CType | str, what: str) -> CData:
     """``obj`` as a cdata of pointer type ``ctype``; ``what`` names it in errors.
 
     ``ctype`` is a cffi type or its name. Resolve names once with
@@ -34,7 +40,7 @@ def as_handle(obj: object, ctype, what: str):
             _check_kind(ctype, kind, what)
         return _cast(ctype, obj)
     try:
-        address = obj.int_ptr  # pyopencl objects
+        address = obj.int_ptr  # type: ignore[attr-defined]  # pyopencl objects; others raise AttributeError
     except AttributeError:
         return _from_int(obj, ctype, what)
     try:
@@ -46,10 +52,10 @@ def as_handle(obj: object, ctype, what: str):
 # A cast is a pure function of (type, address) and costs more than a dict
 # lookup, so the handles of long-lived objects (devices, contexts) are kept,
 # per target type and class of the object they came from.
-_casts: dict = {}
+_casts: dict[tuple[CType | str, type], dict[int, CData]] = {}
 _CASTS_PER_KEY = 256
 # (target type, class or cdata type) pairs found to hold the right handles.
-_accepted: set = set()
+_accepted: set[tuple[CType | str, CType]] = set()
 
 # The pyopencl classes whose objects hold each kind of OpenCL handle.
 _PYOPENCL_CLASSES = {
@@ -67,17 +73,17 @@ _NAMES = {ffi.typeof(name): name for name in _PYOPENCL_CLASSES}
 _NAMES[ffi.typeof("void *")] = "memory handle (a cl_mem or a USM pointer)"
 
 
-def _ctype(ctype):
+def _ctype(ctype: CType | str) -> CType:
     return ffi.typeof(ctype) if isinstance(ctype, str) else ctype
 
 
-def _type_name(ctype) -> str:
+def _type_name(ctype: CType | str) -> str:
     """The name users know a handle type by (cl_device_id, not struct _cl_device_id *)."""
-    ctype = _ctype(ctype)
-    return _NAMES.get(ctype, ctype.cname)
+    resolved = _ctype(ctype)
+    return _NAMES.get(resolved) or str(resolved.cname)
 
 
-def _cast_and_keep(ctype, obj: object, address: int, what: str):
+def _cast_and_keep(ctype: CType | str, obj: object, address: int, what: str) -> CData:
     key = (ctype, type(obj))
     if key not in _casts:
         _check_class(ctype, type(obj), what)
@@ -89,7 +95,7 @@ def _cast_and_keep(ctype, obj: object, address: int, what: str):
     return pointer
 
 
-def _check_class(ctype, cls: type, what: str) -> None:
+def _check_class(ctype: CType | str, cls: type, what: str) -> None:
     """Refuse objects of a class that holds another kind of handle."""
     name = _type_name(ctype)
     if any(base.__module__.startswith("pyopencl") for base in cls.__mro__):
@@ -107,7 +113,7 @@ def _check_class(ctype, cls: type, what: str) -> None:
         raise TypeError(f"{what}: expected a {name}, got a dnnl_interop.{cls.__name__}")
 
 
-def _check_kind(ctype, kind, what: str) -> None:
+def _check_kind(ctype: CType | str, kind: CType, what: str) -> None:
     """Refuse cffi pointers of another handle type (void * passes)."""
     if kind.kind not in _POINTER_KINDS:
         raise TypeError(f"{what}: expected a pointer, got {kind.cname}")
@@ -124,7 +130,7 @@ def check_address(value: object, what: str) -> int:
     if isinstance(value, (bool, float)):
         raise TypeError(f"{what}: expected an int address, got {type(value).__name__}")
     try:
-        address = operator.index(value)
+        address = operator.index(value)  # type: ignore[arg-type]  # anything else raises TypeError
     except TypeError:
         raise TypeError(f"{what}: expected an int address, got {type(value).__name__}") from None
     if not 0 <= address <= _MAX_ADDRESS:
@@ -132,7 +138,7 @@ def check_address(value: object, what: str) -> int:
     return address
 
 
-def _from_int(obj: object, ctype, what: str):
+def _from_int(obj: object, ctype: CType | str, what: str) -> CData:
     if obj is None:
         return ffi.NULL
     # __index__, not __int__: Fraction, Decimal and float convert to int by
@@ -157,15 +163,16 @@ def _describe(obj: object) -> str:
     return f"a {type_name(obj)}"
 
 
-def as_bytes(data: object, what: str):
+def as_bytes(data: object, what: str) -> CData:
     """A ``uint8_t[]`` over a bytes-like ``data`` (no copy)."""
     try:
-        return ffi.from_buffer("uint8_t[]", data)
+        view: CData = ffi.from_buffer("uint8_t[]", data)  # type: ignore[call-overload]  # not a buffer: TypeError
+        return view
     except TypeError:
         raise TypeError(f"{what}: expected bytes or another buffer, got {type(data).__name__}") from None
 
 
-def address_of(cdata) -> int:
+def address_of(cdata: CData) -> int:
     """The address a cffi pointer holds, as an int (0 for NULL)."""
     return int(ffi.cast("uintptr_t", cdata))
 
@@ -183,26 +190,27 @@ class Handle:
     """
 
     __slots__ = ("_address",)
+    _address: int
     _ctype = "void *"
     _family = ""  # how messages name this family of handles ("Level Zero")
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "_ctype" in vars(cls):
             _NAMES[ffi.typeof(cls._ctype)] = f"{cls._family} {cls.__name__}".strip()
 
-    def __init__(self, handle: object = None):
+    def __init__(self, handle: object = None) -> None:
         address = address_of(as_handle(handle, self._ctype, type(self).__name__))
         object.__setattr__(self, "_address", address)
 
     @classmethod
-    def _from_cdata(cls, cdata):
+    def _from_cdata(cls: type[_H], cdata: CData) -> _H | None:
         """The value of a handle C wrote, or None for NULL."""
         address = address_of(cdata)
         return cls(address) if address else None
 
     @property
-    def ptr(self):
+    def ptr(self) -> CData:
         """The handle as a typed cffi pointer (``ze_driver_handle_t``, ...)."""
         return ffi.cast(self._ctype, self._address)
 
@@ -234,7 +242,7 @@ class Handle:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Handle], tuple[int]]:
         return type(self), (self._address,)
 
     def __repr__(self) -> str:

@@ -365,7 +365,10 @@ def changes(cdef: ModuleType, before: dict[str, str], after: dict[str, str]) -> 
         order = [n for n in cdef.HEADERS if n in texts]
         return cdef.parse("\n".join(texts[n] for n in order))
 
-    old, new = parsed(before), parsed(after)
+    try:
+        old, new = parsed(before), parsed(after)
+    except ValueError as exc:  # a header the parser cannot read (hand-edited, truncated)
+        return [f"declarations not compared: {exc}"]
     lines = []
     old_functions = {f.name: f.signature for f in old.functions}
     new_functions = {f.name: f.signature for f in new.functions}

@@ -1,32 +1,39 @@
-"""The trimmed headers in ``headers/`` say what upstream oneDNN 3.13 says.
+"""The trimmed headers in ``headers/`` say what the targeted upstream oneDNN says.
 
 ``build_ffi.py`` builds the binding from ``headers/``; these tests parse those
 files and the upstream headers of ``onednn-devel`` with the same parser and
 require every declaration we kept to be upstream's, character for character
 (modulo whitespace). ``build_ffi.py`` is loaded by path, as the build does: it
-must stand alone, without the package it builds.
+must stand alone, without the package it builds. ``scripts/update-headers.py``
+regenerates ``headers/`` from the ``onednn-devel`` release in
+``dnnl_interop/_target.py``: run on the installed headers it changes nothing.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import json
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 
 import pytest
+import tomllib
 
 from conftest import ROOT, UPSTREAM_HEADERS
+from dnnl_interop._target import ONEDNN_PYPI_VERSION, TARGET_ONEDNN
 
 BUILD_FFI = ROOT / "build_ffi.py"
 HEADER_DIR = ROOT / "headers"
 
 HANDLE_FILES = ("opencl_handles.h", "level_zero_handles.h")
 KHRONOS_CL_H = UPSTREAM_HEADERS.parent.parent / "CL" / "cl.h"  # from intel-sycl-rt
-
-OCL_FUNCTIONS = 14
-ZE_FUNCTIONS = 11
+UPDATE_HEADERS = ROOT / "scripts" / "update-headers.py"
+INTEROP_PREFIXES = ("dnnl_ocl_interop_", "dnnl_ze_interop_")
 
 
 def _load_build_ffi():
@@ -118,11 +125,10 @@ def test_every_function_is_upstreams(ours, upstream):
 
 
 def test_all_interop_functions_are_declared(ours, upstream):
-    """We declare every dnnl_ocl_interop_* and dnnl_ze_interop_* function of 3.13."""
-    for prefix, count in (("dnnl_ocl_interop_", OCL_FUNCTIONS), ("dnnl_ze_interop_", ZE_FUNCTIONS)):
-        assert len(_interop(upstream.functions, prefix)) == count, (
-            f"upstream now has {sorted(_interop(upstream.functions, prefix))}"
-        )
+    """We declare every dnnl_ocl_interop_* and dnnl_ze_interop_* function of
+    the targeted release, and no other."""
+    for prefix in INTEROP_PREFIXES:
+        assert _interop(upstream.functions, prefix), f"upstream declares no {prefix}* function"
         assert _interop(ours.functions, prefix) == _interop(upstream.functions, prefix)
 
 
@@ -210,19 +216,103 @@ def test_opencl_handles_match_khronos_cl_h(handle_types):
 # --- release tracking -----------------------------------------------------------
 
 
-def test_upstream_headers_are_release_3_13():
-    """The upstream headers compared against are oneDNN 3.13."""
+def test_upstream_headers_are_the_targeted_release():
+    """The upstream headers compared against are TARGET_ONEDNN's, from the
+    onednn-devel release ONEDNN_PYPI_VERSION."""
     text = (UPSTREAM_HEADERS / "dnnl_version.h").read_text()
-    assert re.search(r"#define DNNL_VERSION_MAJOR 3\b", text)
-    assert re.search(r"#define DNNL_VERSION_MINOR 13\b", text)
+    parts = [re.search(rf"#define DNNL_VERSION_{p} (\d+)", text) for p in ("MAJOR", "MINOR", "PATCH")]
+    assert ".".join(m.group(1) for m in parts if m) == TARGET_ONEDNN
+    assert importlib.metadata.version("onednn-devel") == ONEDNN_PYPI_VERSION
 
 
 @pytest.mark.parametrize("name", UPSTREAM_FILES)
 def test_each_header_names_the_upstream_release_it_tracks(name):
     """Each trimmed header says which oneDNN release and file it copies."""
     head = (HEADER_DIR / name).read_text()[:2000]
-    patch = re.search(r"#define DNNL_VERSION_PATCH (\d+)", (UPSTREAM_HEADERS / "dnnl_version.h").read_text())
-    assert f"oneDNN v3.13.{patch.group(1)} include/oneapi/dnnl/{name}" in head
+    assert f"oneDNN v{TARGET_ONEDNN} include/oneapi/dnnl/{name}" in head
+    assert f"(PyPI onednn-devel=={ONEDNN_PYPI_VERSION})" in head
+
+
+def test_pyproject_pins_the_targeted_release():
+    """The onednn extra and the test extra's onednn-devel pin ONEDNN_PYPI_VERSION,
+    and that is what is installed."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert f"onednn=={ONEDNN_PYPI_VERSION}" in extras["onednn"]
+    assert f"onednn-devel=={ONEDNN_PYPI_VERSION}" in extras["test"]
+    assert importlib.metadata.version("onednn") == ONEDNN_PYPI_VERSION
+
+
+# --- scripts/update-headers.py ---------------------------------------------------
+
+
+def update_headers(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(UPDATE_HEADERS), *args], capture_output=True, text=True, timeout=120, cwd="/"
+    )
+
+
+def test_update_headers_reproduces_headers_from_the_installed_release():
+    """--check against the installed onednn-devel headers finds no difference:
+    headers/ is exactly what the script makes of the targeted release."""
+    done = update_headers("--from-include", str(UPSTREAM_HEADERS), "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "files that differ: none" in done.stdout
+    assert "---" not in done.stdout and "declarations: no change" in done.stdout
+
+
+@pytest.fixture
+def headers_copy(tmp_path):
+    copy = tmp_path / "headers"
+    shutil.copytree(HEADER_DIR, copy)
+    return copy
+
+
+def test_update_headers_check_shows_a_difference_and_writes_nothing(headers_copy):
+    """A header that differs from what the script makes: --check prints its
+    unified diff and what changed, exits 1 and leaves the file as it was."""
+    target = headers_copy / "dnnl_common_types.h"
+    changed = target.read_text().replace("    dnnl_s64 = 16,\n", "")
+    target.write_text(changed)
+    done = update_headers("--from-include", str(UPSTREAM_HEADERS), "--headers", str(headers_copy), "--check")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "--- a/headers/dnnl_common_types.h" in done.stdout
+    assert "+    dnnl_s64 = 16," in done.stdout
+    assert "enum dnnl_data_type_t: +1 (dnnl_s64)" in done.stdout
+    assert "files that differ: dnnl_common_types.h" in done.stdout
+    assert target.read_text() == changed
+
+
+def test_update_headers_writes_from_a_wheel(headers_copy, tmp_path):
+    """From an onednn-devel wheel file, the script rewrites what differs; the
+    version in the provenance line is the wheel's."""
+    wheel = tmp_path / f"onednn_devel-{ONEDNN_PYPI_VERSION}-py2.py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for header in UPSTREAM_HEADERS.glob("*.h"):
+            archive.write(header, f"onednn_devel-{ONEDNN_PYPI_VERSION}.data/data/include/oneapi/dnnl/{header.name}")
+    (headers_copy / "dnnl_ze.h").write_text("stale\n")
+    done = update_headers("--from-wheel", str(wheel), "--headers", str(headers_copy))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "wrote 1 file(s)" in done.stdout
+    assert (headers_copy / "dnnl_ze.h").read_text() == (HEADER_DIR / "dnnl_ze.h").read_text()
+
+
+def test_update_headers_refuses_to_write_when_upstream_lacks_a_kept_name(headers_copy, tmp_path):
+    """A name the manifest keeps that upstream lacks is named, and nothing is
+    written (exit 2) unless --allow-missing."""
+    manifest = json.loads((ROOT / "scripts" / "headers-manifest.json").read_text())
+    entry = next(e for e in manifest["files"] if e["file"] == "dnnl.h")
+    entry["keep"].append("dnnl_no_such_function")
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    (headers_copy / "dnnl.h").write_text("stale\n")
+    args = ("--from-include", str(UPSTREAM_HEADERS), "--headers", str(headers_copy),
+            "--manifest", str(tmp_path / "manifest.json"))
+    done = update_headers(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "missing upstream in dnnl.h: dnnl_no_such_function" in done.stdout
+    assert (headers_copy / "dnnl.h").read_text() == "stale\n"
+    done = update_headers(*args, "--allow-missing")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (headers_copy / "dnnl.h").read_text() == (HEADER_DIR / "dnnl.h").read_text()
 
 
 # --- the parser -----------------------------------------------------------------

@@ -19,10 +19,13 @@ Both return ``(void *, object to keep alive)`` and accept
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from ._ffi import ffi, lib
 from ._handles import as_handle, check_address, type_name
+
+if TYPE_CHECKING:
+    from ._ffi import CData
 
 # A descriptor's (shape, strides in elements); strides None for a blocked layout.
 Layout = tuple[tuple[int, ...], tuple[int, ...] | None]
@@ -85,8 +88,9 @@ class UncheckedPointer:
     """
 
     __slots__ = ("address",)
+    address: int
 
-    def __init__(self, address: object):
+    def __init__(self, address: object) -> None:
         if isinstance(address, ffi.CData):
             address = int(ffi.cast("uintptr_t", address))
         object.__setattr__(self, "address", check_address(address, "address"))
@@ -94,14 +98,14 @@ class UncheckedPointer:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("UncheckedPointer is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> NoReturn:
         raise TypeError("an UncheckedPointer is an address in this process: it cannot be pickled")
 
     def __repr__(self) -> str:
         return f"dnnl_interop.UncheckedPointer({self.address:#x})"
 
 
-def _sentinel(data: object):
+def _sentinel(data: object) -> CData | None:
     """The ``void *`` of None, MEMORY_NONE or MEMORY_ALLOCATE; None otherwise."""
     if data is None:
         return ffi.NULL
@@ -129,7 +133,9 @@ def _refuse_owned(data: object, what: str) -> None:
         raise TypeError(f"{what}: expected a data buffer, got a dnnl_interop.{type(data).__name__}")
 
 
-def host_buffer(data: object, size: int, data_type: int | None, what: str, layout: Layout | None = None):
+def host_buffer(
+    data: object, size: int, data_type: int | None, what: str, layout: Layout | None = None
+) -> tuple[CData, object]:
     """``(void *, keep)`` for host data of ``size`` bytes of ``data_type``.
 
     ``data_type`` None skips the item-type check (buffers of a descriptor
@@ -152,7 +158,7 @@ def host_buffer(data: object, size: int, data_type: int | None, what: str, layou
     if isinstance(data, ffi.CData):
         return _cffi_array(data, size, data_type, what)
     try:
-        view = memoryview(data)
+        view = memoryview(cast(Any, data))  # the TypeError for what is no buffer is the check
     except TypeError:
         if isinstance(data, int) or hasattr(data, "__index__"):
             raise TypeError(
@@ -168,7 +174,7 @@ def host_buffer(data: object, size: int, data_type: int | None, what: str, layou
         _check_view(view, data, size, data_type, what, layout)
     if not contiguous:
         return _strided_pointer(data)
-    pointer = ffi.from_buffer("char[]", data, require_writable=True)
+    pointer = ffi.from_buffer("char[]", cast(Any, data), require_writable=True)
     return ffi.cast(_VOID_POINTER, pointer), (data, pointer)
 
 
@@ -190,7 +196,7 @@ def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
     strides are its own: oneDNN then touches exactly the buffer's elements."""
     shape, strides = layout if layout is not None else ((), None)
     itemsize = view.itemsize
-    if strides is not None and tuple(view.shape) == tuple(shape) and all(
+    if strides is not None and tuple(view.shape or ()) == tuple(shape) and all(
         size == 1 or given == stride * itemsize
         for size, given, stride in zip(shape, view.strides or (), strides, strict=False)
     ):
@@ -199,13 +205,13 @@ def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
         f"shape {tuple(shape)}, strides {tuple(s * itemsize for s in strides)} bytes"
     )
     raise ValueError(
-        f"{what}: the buffer is not C-contiguous and its layout (shape {tuple(view.shape)}, strides "
+        f"{what}: the buffer is not C-contiguous and its layout (shape {tuple(view.shape or ())}, strides "
         f"{tuple(view.strides or ())} bytes) is not the descriptor's ({theirs}); describe it with "
         "MemoryDesc.from_array(array), or copy it with numpy.ascontiguousarray(array)"
     )
 
 
-def _strided_pointer(data: object) -> tuple[Any, object]:
+def _strided_pointer(data: object) -> tuple[CData, object]:
     """The address of the first element of a checked non-contiguous buffer."""
     import numpy  # only numpy-style exporters are non-contiguous in practice
 
@@ -237,7 +243,7 @@ def _check_item_type(view: memoryview, data: object, data_type: int, what: str) 
         )
 
 
-def _cffi_array(data, size: int, data_type: int | None, what: str):
+def _cffi_array(data: CData, size: int, data_type: int | None, what: str) -> tuple[CData, object]:
     kind = ffi.typeof(data)
     if kind.kind != "array":
         raise TypeError(
@@ -247,7 +253,9 @@ def _cffi_array(data, size: int, data_type: int | None, what: str):
     return host_buffer(ffi.buffer(data), size, None, what)[0], data
 
 
-def device_handle(data: object, size: int, data_type: int | None, what: str, runtime: str):
+def device_handle(
+    data: object, size: int, data_type: int | None, what: str, runtime: str
+) -> tuple[CData, object]:
     """``(void *, keep)`` for a memory handle of an interop ``runtime``.
 
     ``runtime`` is ``"cl_mem"`` (an OpenCL buffer: a pyopencl memory object,
@@ -286,7 +294,7 @@ def device_handle(data: object, size: int, data_type: int | None, what: str, run
     return ffi.cast(_VOID_POINTER, as_handle(data, ctype, what)), data
 
 
-def _cffi_handle(data, size: int, data_type: int | None, what: str, runtime: str):
+def _cffi_handle(data: CData, size: int, data_type: int | None, what: str, runtime: str) -> tuple[CData, object]:
     kind = ffi.typeof(data)
     if kind.kind == "array":
         if runtime == "cl_mem":
@@ -301,7 +309,7 @@ def _cffi_handle(data, size: int, data_type: int | None, what: str, runtime: str
 
 def _has_buffer(data: object) -> bool:
     try:
-        memoryview(data).release()
+        memoryview(cast(Any, data)).release()
     except TypeError:
         return False
     return True

@@ -309,14 +309,17 @@ def _dims(shape: object) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def _strides_argument(strides: object, ndim: int) -> tuple[int, ...]:
-    """Strides in elements, one per dimension, each 0 or more (checked before oneDNN)."""
-    if isinstance(strides, (str, bytes)):
+def _strides_argument(strides: object, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides in elements, one per dimension, each 0 or more (checked before oneDNN).
+
+    A zero stride on a dimension of more than one element (a broadcast) is
+    refused: oneDNN gives a layout of only such strides a size of 0 bytes,
+    and its primitives then write through a NULL or too small buffer.
+    """
+    ndim = len(shape)
+    if isinstance(strides, (str, bytes)) or not isinstance(strides, Iterable):
         raise TypeError(f"strides: expected a sequence of ints, got {type(strides).__name__}")
-    try:
-        items = tuple(strides)  # type: ignore[call-overload]
-    except TypeError:
-        raise TypeError(f"strides: expected a sequence of ints, got {type(strides).__name__}") from None
+    items = tuple(strides)
     if len(items) != ndim:
         raise ValueError(f"strides: {len(items)} strides for a shape of {ndim} dimensions")
     checked_strides = []
@@ -326,6 +329,11 @@ def _strides_argument(strides: object, ndim: int) -> tuple[int, ...]:
         s = operator.index(s)
         if not 0 <= s < 2**62:
             raise ValueError(f"strides[{i}]: {s} is not a stride in elements (0 or more)")
+        if s == 0 and shape[i] > 1:
+            raise ValueError(
+                f"strides[{i}]: 0 for a dimension of {shape[i]} elements; broadcast layouts are not "
+                "supported (oneDNN sizes them wrongly): broadcast with a dimension of 1"
+            )
         checked_strides.append(s)
     return tuple(checked_strides)
 
@@ -386,7 +394,7 @@ class MemoryDesc(Owned):
         if strides is not None:
             if tag is not None:
                 raise TypeError("tag: give a format tag or strides, not both")
-            layout = _strides_argument(strides, len(dims))
+            layout = _strides_argument(strides, dims)
             status = lib.dnnl_memory_desc_create_with_strides(out, len(dims), dims, int(data_type), layout)
             if status:
                 raise status_error(
@@ -440,7 +448,7 @@ class MemoryDesc(Owned):
             raise ValueError(f"array: {array.dtype.str} is not in the machine's byte order")
         itemsize = array.dtype.itemsize
         strides = []
-        for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
+        for i, (size, stride) in enumerate(zip(array.shape, array.strides, strict=True)):
             if size == 1 and (stride < 0 or stride % itemsize):
                 stride = 0  # never used: any stride describes a dimension of one element
             if stride < 0:
@@ -484,7 +492,7 @@ class MemoryDesc(Owned):
         # oneDNN's equality: a stride of a dimension of size 1 is never used.
         if self._strides is None:
             return ("tag", _FORMAT_TAGS[self.tag]) if self.tag is not None else ("strides", None)
-        return ("strides", tuple(s if d != 1 else 0 for d, s in zip(self.shape, self._strides)))
+        return ("strides", tuple(s if d != 1 else 0 for d, s in zip(self.shape, self._strides, strict=True)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemoryDesc):
@@ -643,14 +651,14 @@ class Memory(Owned):
 
     def unmap_data(self, pointer: Any) -> None:
         """Unmap a pointer returned by :meth:`map_data`."""
-        self.handle  # a closed memory says so first
+        _ = self.handle  # a closed memory says so first
         if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
             raise TypeError(f"pointer: expected the void * map_data returned, got {pointer!r}")
         c_pointer = pointer
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
 
-    def __array__(self, dtype: object = None, copy: bool | None = None) -> numpy.ndarray[Any, Any]:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> numpy.ndarray[Any, Any]:
         """``numpy.asarray(memory)``: a view of the data, without a copy.
 
         For memory on the CPU engine with a plain layout ("ab", "ba",
@@ -770,12 +778,13 @@ class _Mapped:
         self._key, self._handle, self._pointer = key, handle, out[0]
         try:
             if own_storage:  # the mapping is the memory's storage: a view, valid while the memory lives
-                return numpy.asarray(_HostView(memory))
+                view: numpy.ndarray[Any, Any] = numpy.asarray(_HostView(memory))
+                return view
             nbytes = memory._size
             block = numpy.empty(nbytes, numpy.uint8)
             if nbytes:
-                ffi.memmove(ffi.from_buffer(block), out[0], nbytes)
-            array = numpy.ndarray(desc.shape, dtype, buffer=block, strides=strides)
+                ffi.memmove(ffi.cast("void *", block.ctypes.data), out[0], nbytes)
+            array: numpy.ndarray[Any, Any] = numpy.ndarray(desc.shape, dtype, buffer=block, strides=strides)
             self._copy = (block, array)
             return array
         except BaseException:
@@ -792,7 +801,7 @@ class _Mapped:
             if copy is not None:
                 block, array = copy
                 if block.nbytes:
-                    ffi.memmove(pointer, ffi.from_buffer(block), block.nbytes)
+                    ffi.memmove(pointer, ffi.cast("void *", block.ctypes.data), block.nbytes)
                 array.flags.writeable = False  # a copy from now on: writes would go nowhere
             check(lib.dnnl_memory_unmap_data(self._handle, pointer), "dnnl_memory_unmap_data")
         finally:

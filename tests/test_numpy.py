@@ -2,12 +2,18 @@
 
 ``numpy.asarray(memory)`` is a view of the memory's buffer, without a copy,
 with the descriptor's shape and the layout's strides; it keeps the buffer
-valid for as long as it lives.
+valid for as long as it lives. A descriptor is made from a tag or from
+strides in elements (oneDNN's unit); ``MemoryDesc.from_array`` describes a
+numpy array as it lies, so a non-contiguous view is used in place.
+``memory.mapped()`` maps the data as a numpy array for a ``with`` block.
+All against the real CPU engine (the emulated GPU's side: tests/gpu).
 """
 
 from __future__ import annotations
 
+import copy
 import gc
+import pickle
 
 import numpy as np
 import pytest
@@ -23,8 +29,8 @@ def engine(real_dnnl):
 
 @pytest.mark.parametrize(
     ("shape", "tag", "strides"),
-    [((2, 3), "ab", (12, 4)), ((2, 3), "ba", (4, 8)), ((2, 3, 4, 5), "nchw", (240, 80, 20, 4)),
-     ((2, 3, 4, 5), "nhwc", (240, 4, 60, 12)), ((2, 3, 4, 5), "aBcd16b", None)],
+    [((2, 3), "ab", (3, 1)), ((2, 3), "ba", (1, 2)), ((2, 3, 4, 5), "nchw", (60, 20, 5, 1)),
+     ((2, 3, 4, 5), "nhwc", (60, 1, 15, 3)), ((2, 3, 4, 5), "aBcd16b", None)],
 )
 def test_a_descriptor_describes_itself(real_dnnl, shape, tag, strides):
     with dnnl.MemoryDesc(shape, "f32", tag) as desc:
@@ -44,16 +50,16 @@ def test_a_tag_of_another_rank_is_refused(real_dnnl):
         dnnl.MemoryDesc((2, 3), "f32", "abcd")
 
 
-def test_bf16_has_no_numpy_dtype(real_dnnl):
+def test_bf16_has_no_numpy_dtype_but_its_strides_in_elements(real_dnnl):
     with dnnl.MemoryDesc((2, 3), "bf16", "ab") as desc:
-        assert desc.dtype is None and desc.strides is None
+        assert desc.dtype is None and desc.strides == (3, 1)
 
 
 @pytest.mark.parametrize("tag", ["ab", "ba"])
 def test_numpy_asarray_of_memory_is_a_view_with_the_layouts_strides(engine, tag):
     with dnnl.MemoryDesc((2, 3), "f32", tag) as desc, dnnl.Memory(desc, engine) as memory:
         view = np.asarray(memory)
-        assert view.shape == (2, 3) and view.strides == desc.strides
+        assert view.shape == (2, 3) and view.strides == tuple(4 * s for s in desc.strides)
         view[:] = np.arange(6).reshape(2, 3)
         assert np.asarray(memory).tolist() == [[0, 1, 2], [3, 4, 5]]
         assert view.ctypes.data == memory.data_handle  # no copy
@@ -99,3 +105,256 @@ def test_memory_without_a_buffer_has_no_view(engine):
     with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine, dnnl.MEMORY_NONE) as memory:
         with pytest.raises(ValueError, match="no buffer"):
             np.asarray(memory)
+
+
+# --- descriptors from strides --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "size"),
+    [((2, 3), (3, 1), 24), ((2, 3), (1, 2), 24), ((2, 3), (8, 1), 64), ((4, 3), (6, 2), 96),
+     ((2, 3, 4), (1, 2, 6), 96), ((1, 3), (0, 1), 12)],
+    ids=["row-major", "column-major", "padded rows", "every other column", "reversed axes", "zero for one"],
+)
+def test_a_descriptor_from_strides_keeps_them_and_its_size_covers_them(real_dnnl, shape, strides, size):
+    # oneDNN's size: the outermost stride times its dimension, in bytes.
+    with dnnl.MemoryDesc(shape, "f32", strides=strides) as desc:
+        assert (desc.shape, desc.strides, desc.tag, desc.size) == (shape, strides, None, size)
+        assert repr(desc) == f"MemoryDesc({shape}, f32, strides={strides})"
+
+
+@pytest.mark.parametrize(("tag", "strides"), [("ab", [3, 1]), ("ba", (1, 2))])
+def test_a_tag_and_its_strides_make_equal_descriptors(real_dnnl, tag, strides):
+    with dnnl.MemoryDesc((2, 3), "f32", tag) as by_tag, dnnl.MemoryDesc((2, 3), "f32", strides=strides) as by_strides:
+        assert by_tag == by_strides and hash(by_tag) == hash(by_strides)
+        assert by_strides.strides == by_tag.strides == tuple(strides)
+        with dnnl.MemoryDesc((2, 3), "f32", strides=(4, 1)) as padded:
+            assert padded != by_tag if tag == "ab" else padded != by_strides
+
+
+def test_the_stride_of_a_dimension_of_one_does_not_matter_to_equality(real_dnnl):
+    # As oneDNN's own comparison: such a stride is never used.
+    with dnnl.MemoryDesc((1, 3), "f32", strides=(3, 1)) as a, dnnl.MemoryDesc((1, 3), "f32", strides=(0, 1)) as b:
+        assert a == b and hash(a) == hash(b)
+
+
+def test_a_descriptor_from_strides_copies_and_pickles_with_its_strides(real_dnnl):
+    with dnnl.MemoryDesc((2, 3), "f16", strides=(1, 4)) as desc:
+        for twin in (copy.copy(desc), copy.deepcopy(desc), pickle.loads(pickle.dumps(desc))):
+            assert twin == desc and twin.strides == (1, 4) and twin.size == desc.size
+            assert twin.handle != desc.handle
+            twin.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"strides": (1,)}, ValueError, r"^strides: 1 strides for a shape of 2 dimensions"),
+        ({"strides": (3, 1, 1)}, ValueError, r"^strides: 3 strides for a shape of 2 dimensions"),
+        ({"strides": (3, -1)}, ValueError, r"^strides\[1\]: -1 is not a stride in elements"),
+        ({"strides": (0, 1)}, ValueError, r"^strides\[0\]: 0 for a dimension of 2 elements; broadcast layouts"),
+        ({"strides": (True, 1)}, TypeError, r"^strides\[0\]: expected an int, got bool"),
+        ({"strides": (3.0, 1)}, TypeError, r"^strides\[0\]: expected an int, got float"),
+        ({"strides": "ab"}, TypeError, r"^strides: expected a sequence of ints, got str"),
+        ({"strides": 3}, TypeError, r"^strides: expected a sequence of ints, got int"),
+        ({"strides": (3, 1), "tag": "ab"}, TypeError, r"^tag: give a format tag or strides, not both"),
+        ({}, TypeError, r"^tag: a format tag or strides=\.\.\. is needed"),
+        ({"tag": (3, 1)}, TypeError, r"^tag: expected a format tag name, got tuple; strides go by keyword"),
+    ],
+)
+def test_strides_are_checked_before_onednn(real_dnnl, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        dnnl.MemoryDesc((2, 3), "f32", **kwargs)
+
+
+def test_strides_onednn_refuses_say_what_was_given(real_dnnl):
+    # Interleaved rows and columns: oneDNN refuses; the message says what it was given.
+    with pytest.raises(dnnl.InvalidArgumentsError, match=r"strides: oneDNN refused strides \(3, 2\) \(in elements\) "
+                       r"for shape \(2, 3\) of f32"):
+        dnnl.MemoryDesc((2, 3), "f32", strides=(3, 2))
+
+
+@pytest.mark.parametrize(
+    ("view", "strides"),
+    [
+        (lambda a: a, (6, 1)),
+        (lambda a: a.T, (1, 6)),
+        (lambda a: a[:, ::2], (6, 2)),
+        (lambda a: a[1:3, 1:4], (6, 1)),
+        (lambda a: a[::2].T, (1, 12)),
+    ],
+    ids=["contiguous", "transposed", "every other column", "window", "every other row, transposed"],
+)
+def test_from_array_describes_an_array_as_it_lies(real_dnnl, view, strides):
+    array = view(np.zeros((4, 6), np.float32))
+    with dnnl.MemoryDesc.from_array(array) as desc:
+        assert (desc.shape, desc.dtype, desc.strides) == (array.shape, array.dtype, strides)
+        assert tuple(s * 4 for s in desc.strides) == array.strides
+
+
+@pytest.mark.parametrize(
+    ("array", "error", "message"),
+    [
+        (np.zeros((4, 6), np.float32)[::-1], ValueError, r"strides\[0\] is negative \(-24 bytes\)"),
+        (np.zeros((2, 3), ">f4"), ValueError, "not in the machine's byte order"),
+        (np.lib.stride_tricks.as_strided(np.zeros(16, np.float32), (2, 2), (6, 4)), ValueError,
+         r"strides\[0\] is 6 bytes, not a whole number of 4-byte elements"),
+        ([[1.0, 2.0]], TypeError, "expected a numpy array, got list"),
+        (np.zeros(3, np.complex64), TypeError, "complex64"),
+    ],
+    ids=["reversed", "big-endian", "half elements", "list", "complex"],
+)
+def test_from_array_refuses_what_onednn_cannot_describe(real_dnnl, array, error, message):
+    with pytest.raises(error, match=message):
+        dnnl.MemoryDesc.from_array(array)
+
+
+def test_from_array_takes_any_buffer_numpy_reads(real_dnnl):
+    with dnnl.MemoryDesc.from_array(memoryview(bytearray(12)).cast("f", (3,))) as desc:
+        assert (desc.shape, desc.dtype, desc.strides) == ((3,), np.dtype(np.float32), (1,))
+
+
+# --- strided numpy views used in place -------------------------------------------------
+
+
+def _reorder(engine, src, dst):
+    with dnnl.Stream(engine) as stream:
+        dnnl.reorder(src.desc, dst.desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        stream.wait()
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda a: a.T, lambda a: a[:, ::2], lambda a: a[1:3, 2:5], lambda a: a[::2, ::3].T],
+    ids=["transposed", "every other column", "window", "every other row and third column, transposed"],
+)
+def test_a_reorder_reads_a_strided_view_described_by_its_strides(engine, view):
+    base = np.arange(4 * 6, dtype=np.float32).reshape(4, 6)
+    source = view(base)
+    assert not source.flags.c_contiguous
+    out = np.full(source.shape, -1, np.float32)
+    with dnnl.MemoryDesc.from_array(source) as src_desc, dnnl.MemoryDesc(out.shape, out.dtype, "ab") as dst_desc:
+        with dnnl.Memory(src_desc, engine, source) as src, dnnl.Memory(dst_desc, engine, out) as dst:
+            _reorder(engine, src, dst)
+    np.testing.assert_array_equal(out, source)
+
+
+def test_a_reorder_reads_a_transposed_view_described_by_explicit_strides(engine):
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = np.empty((3, 2), np.float32)
+    with dnnl.MemoryDesc((3, 2), "f32", strides=(1, 3)) as src_desc, dnnl.MemoryDesc((3, 2), "f32", "ab") as dst_desc:
+        with dnnl.Memory(src_desc, engine, base.T) as src, dnnl.Memory(dst_desc, engine, out) as dst:
+            _reorder(engine, src, dst)
+    np.testing.assert_array_equal(out, base.T)
+
+
+def test_a_reorder_writes_into_a_strided_view_and_nowhere_else(engine):
+    source = np.arange(12, dtype=np.float32).reshape(4, 3)
+    base = np.full((4, 6), -1, np.float32)
+    target = base[:, ::2]  # (4, 3), every other column of base
+    with dnnl.MemoryDesc(source.shape, source.dtype, "ab") as src_desc, dnnl.MemoryDesc.from_array(target) as dst_desc:
+        with dnnl.Memory(src_desc, engine, source) as src, dnnl.Memory(dst_desc, engine, target) as dst:
+            _reorder(engine, src, dst)
+    np.testing.assert_array_equal(base[:, ::2], source)
+    assert (base[:, 1::2] == -1).all()  # the columns between were not touched
+
+
+def test_a_non_contiguous_view_with_another_layout_is_refused_naming_both(engine):
+    view = np.zeros((3, 2), np.float32).T  # (2, 3), strides (4, 8) bytes
+    with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc:
+        with pytest.raises(ValueError, match=r"^buffer: the buffer is not C-contiguous and its layout "
+                           r"\(shape \(2, 3\), strides \(4, 8\) bytes\) is not the descriptor's "
+                           r"\(shape \(2, 3\), strides \(12, 4\) bytes\); describe it with MemoryDesc.from_array"):
+            dnnl.Memory(desc, engine, view)
+
+
+def test_set_data_handle_takes_a_strided_view_of_the_descriptors_layout(engine):
+    first, second = np.zeros((3, 2), np.float32), np.arange(6, dtype=np.float32).reshape(3, 2)
+    with dnnl.MemoryDesc((2, 3), "f32", strides=(1, 2)) as desc, dnnl.Memory(desc, engine, first.T) as memory:
+        memory.set_data_handle(second.T)
+        assert memory.data_handle == second.ctypes.data
+        np.testing.assert_array_equal(np.asarray(memory), second.T)
+        with pytest.raises(ValueError, match="not C-contiguous"):
+            memory.set_data_handle(np.zeros((2, 3), np.float32)[:, ::1].T)
+
+
+def test_numpy_asarray_of_strided_memory_has_the_descriptors_strides(engine):
+    with dnnl.MemoryDesc((2, 3), "f32", strides=(4, 1)) as desc, dnnl.Memory(desc, engine) as memory:
+        view = np.asarray(memory)
+        assert view.shape == (2, 3) and view.strides == (16, 4)
+        del view
+
+
+# --- memory.mapped() on the CPU engine -------------------------------------------------
+
+
+@pytest.mark.parametrize("tag", ["ab", "ba"])
+def test_mapped_host_memory_is_a_view_of_its_buffer(engine, tag):
+    buffer = np.zeros(6, np.float32)
+    with dnnl.MemoryDesc((2, 3), "f32", tag) as desc, dnnl.Memory(desc, engine, buffer) as memory:
+        with memory.mapped() as array:
+            assert (array.shape, array.dtype, array.strides) == ((2, 3), np.float32, tuple(4 * s for s in desc.strides))
+            assert array.ctypes.data == buffer.ctypes.data  # no copy
+            array[:] = np.arange(6).reshape(2, 3)
+        np.testing.assert_array_equal(np.asarray(memory), np.arange(6).reshape(2, 3))
+        array[0, 0] = 42  # still the buffer itself after the block
+        assert np.asarray(memory)[0, 0] == 42
+        del array
+
+
+def test_mapped_sees_the_work_submitted_before(engine):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with dnnl.MemoryDesc((2, 3), "f32", "ab") as src_desc, dnnl.MemoryDesc((2, 3), "f32", "ba") as dst_desc:
+        with dnnl.Memory(src_desc, engine, a) as src, dnnl.Memory(dst_desc, engine) as dst, \
+                dnnl.Stream(engine) as stream:
+            dnnl.reorder(src_desc, dst_desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+            with dst.mapped() as array:  # no stream.wait(): mapping finishes the work first
+                np.testing.assert_array_equal(array, a)
+            del array
+
+
+def test_a_mapped_memory_keeps_its_handle_until_the_block_ends(engine):
+    with dnnl.MemoryDesc((64, 64), "f32", "ab") as desc:
+        live = dnnl._owned.live_objects()
+        memory = dnnl.Memory(desc, engine)
+        with memory.mapped() as array:
+            memory.close()
+            assert memory.closed and dnnl._owned.live_objects() == live + 1
+            array[:] = 3.0
+        assert float(array.sum()) == 3.0 * 64 * 64  # the view still holds the buffer
+        del array
+        gc.collect()
+        assert dnnl._owned.live_objects() == live
+
+
+def test_the_buffer_cannot_change_while_mapped(engine):
+    with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine) as memory:
+        with memory.mapped() as array:
+            with pytest.raises(ValueError, match=r"^buffer: numpy views of the current buffer exist"):
+                memory.set_data_handle(np.zeros((2, 3), np.float32))
+        del array
+        gc.collect()
+        memory.set_data_handle(np.zeros((2, 3), np.float32))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "tag", "error", "message"),
+    [("bf16", "ab", TypeError, "^memory: numpy has no type for bf16"),
+     ("f32", "aBcd16b", TypeError, "^memory: the 'aBcd16b' layout is blocked"),
+     ("f32", "none", ValueError, r"^memory: the memory has no buffer to map \(MEMORY_NONE\)"),
+     ("f32", "closed", dnnl.ClosedObjectError, "closed")],
+)
+def test_mapped_refuses_what_no_array_describes(engine, dtype, tag, error, message):
+    shape = (2, 3, 4, 5) if tag == "aBcd16b" else (2, 3)
+    with dnnl.MemoryDesc(shape, dtype, "ab" if tag in ("none", "closed") else tag) as desc:
+        memory = dnnl.Memory(desc, engine, dnnl.MEMORY_NONE if tag == "none" else dnnl.MEMORY_ALLOCATE)
+        if tag == "closed":
+            memory.close()
+        with pytest.raises(error, match=message), memory.mapped():
+            pass
+        memory.close()
+
+
+def test_map_data_names_the_numpy_way_not_ffi_buffer(real_dnnl):
+    doc = dnnl.Memory.map_data.__doc__
+    assert "ffi.buffer" not in doc and ":meth:`mapped`" in doc

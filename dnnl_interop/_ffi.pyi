@@ -2,12 +2,22 @@
 # The out-of-line API-mode cffi module dnnl_interop._ffi: oneDNN's C API and the binding's helpers.
 
 from collections.abc import Sequence
-from typing import Final, TypeAlias, final
+from typing import Final, TypeAlias, final, overload
 
-from _cffi_backend import FFI
+from _cffi_backend import FFI, Lib
 
 CData: TypeAlias = FFI.CData
 CType: TypeAlias = FFI.CType
+
+# The module's FFI: its addressof() also takes the module's lib.
+@final
+class _FFI(FFI):
+    @overload
+    def addressof(self, cdata: CData, /, *field_or_index: str | int) -> CData: ...
+    @overload
+    def addressof(self, library: Lib, name: str, /) -> CData: ...
+    @overload
+    def addressof(self, library: _Lib, name: str, /) -> CData: ...
 
 @final
 class _Lib:
@@ -1960,5 +1970,5 @@ class _Lib:
     def dnnl_interop_sized_dnnl_ze_interop_engine_get_cache_blob_id(self, function: CData, driver: CData, device: CData, record: CData, /) -> int: ...
     def dnnl_interop_sized_dnnl_ze_interop_engine_get_cache_blob(self, function: CData, engine: CData, record: CData, /) -> int: ...
 
-ffi: Final[FFI]
+ffi: Final[_FFI]
 lib: Final[_Lib]

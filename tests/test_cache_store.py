@@ -35,6 +35,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from dnnl_interop import cache
 from dnnl_interop.cache import HEADER_SIZE, MAGIC, CacheBlobStore, compose_key
+from dnnl_interop.testing import strategies as dst
 
 LOGGER = "dnnl_interop.cache"
 
@@ -378,40 +379,27 @@ def test_temporary_files_are_never_read(store):
 
 
 # --- fuzzing: 10,000+ mutated files give only verified hits or misses ------------
+# Damaged files come from dnnl_interop.testing.strategies (the same damage a
+# downstream suite draws); two kinds may be sound entries and so may hit.
 
 FUZZ_CASES = 12_000
+MAY_HIT = ("another sound entry", "header re-checksummed")
+FUZZ_KINDS = (*dst.DAMAGE_KINDS, *MAY_HIT)
 
 
-def _mutations(rng: random.Random, valid: bytes, runtime, key, blob, others: list[bytes]):
-    kind = rng.randrange(8)
-    data = bytearray(valid)
-    if kind == 0:  # bit flips
-        for _ in range(rng.randint(1, 3)):
-            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
-        return "bit flips", bytes(data)
-    if kind == 1:
-        return "truncation", valid[:rng.randrange(len(valid))]
-    if kind == 2:
-        return "extension", valid + rng.randbytes(rng.randint(1, 64))
-    if kind == 3:  # one header field to a random or edge value, checksum left
-        offset, size = rng.choice([(0, 8), (8, 2), (10, 1), (11, 1), (12, 4), (16, 8), (24, 32)])
-        data[offset:offset + size] = rng.choice([rng.randbytes(size), bytes(size), b"\xff" * size])
-        return "header field", bytes(data)
-    if kind == 4:  # header fields changed and the checksum recomputed to match
+def _mutation(rng: random.Random, runtime, key, blob):
+    kind = rng.choice(FUZZ_KINDS)
+    if kind == "header re-checksummed":  # header fields changed, the checksum recomputed to match
         fields = {"version": rng.choice([0, 1, 2, 0xFFFF]), "runtime_code": rng.choice([0, 1, 2, 3, 255]),
                   "flags": rng.choice([0, 0, 1, 128]),
                   "key_size": rng.choice([len(key), len(key) - 1, len(key) + 1, 0]),
                   "blob_size": rng.choice([len(blob), len(blob) - 1, len(blob) + 1, 0])}
-        return "header re-checksummed", encode(runtime, key, blob, **fields)
-    if kind == 5:  # a sound entry of another key, runtime or blob
+        return kind, encode(runtime, key, blob, **fields)
+    if kind == "another sound entry":  # of another key, runtime or blob, or this very entry
         other_runtime = rng.choice(["ocl", "ze"])
         other_key = rng.choice([key, key + b"x", key[:-1] or b"y", rng.randbytes(len(key))])
-        return "another sound entry", encode(other_runtime, other_key, rng.choice([blob, blob + b"!"]))
-    if kind == 6:
-        return "random bytes", rng.randbytes(rng.randrange(2 * len(valid)))
-    cut = rng.randrange(len(valid))  # the start of this file, the end of another
-    other = rng.choice(others)
-    return "splice", valid[:cut] + other[rng.randrange(len(other)):]
+        return kind, encode(other_runtime, other_key, rng.choice([blob, blob + b"!"]))
+    return kind, dst.damage_cache_file(rng, runtime, key, blob, kind).content
 
 
 def test_fuzzed_files_give_only_verified_hits_or_misses(tmp_path, caplog):
@@ -424,7 +412,7 @@ def test_fuzzed_files_give_only_verified_hits_or_misses(tmp_path, caplog):
     verified_by_verify = 0
     for case in range(FUZZ_CASES):
         (runtime, key, blob), valid = bases[case % 3], valids[case % 3]
-        kind, content = _mutations(rng, valid, runtime, key, blob, valids)
+        kind, content = _mutation(rng, runtime, key, blob)
         path = store.path_for(runtime, key)
         write_raw(path, content)
         if case % 10 == 0:  # verify() must judge a file as get() does
@@ -449,10 +437,38 @@ def test_fuzzed_files_give_only_verified_hits_or_misses(tmp_path, caplog):
             os.unlink(path)
         caplog.clear()
     assert sum(sum(pair) for pair in outcomes.values()) == FUZZ_CASES >= 10_000
-    assert len(outcomes) == 8 and all(sum(pair) > 1000 for pair in outcomes.values()), outcomes
-    assert outcomes["bit flips"][0] == 0 and outcomes["truncation"][0] == 0  # never a hit
+    assert set(outcomes) == set(FUZZ_KINDS) and all(sum(pair) > 400 for pair in outcomes.values()), outcomes
+    assert all(outcomes[kind][0] == 0 for kind in dst.DAMAGE_KINDS), outcomes  # damage is never a hit
     assert outcomes["another sound entry"][0] > 0  # the unchanged entry is among them, and hits
     assert verified_by_verify == FUZZ_CASES // 10
+
+
+@given(damaged=dst.damaged_cache_files(max_blob_size=4096))
+def test_every_damaged_file_is_a_logged_miss_and_verify_agrees(tmp_path_factory, caplog, damaged):
+    """Whatever the damage (dnnl_interop.testing.strategies.DAMAGE_KINDS),
+    verify() reports the file bad, and get() misses with one warning naming
+    the file and removes it."""
+    store = CacheBlobStore(tmp_path_factory.mktemp("damaged"), max_blob_size=4096)
+    path = store.path_for(damaged.runtime, damaged.key)
+    store.directory.mkdir(exist_ok=True)
+    write_raw(path, damaged.content)
+    assert [bad.path for bad in store.verify().bad] == [path]
+    assert not path.exists()
+    write_raw(path, damaged.content)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, LOGGER):
+        assert store.get(damaged.runtime, damaged.key) is None
+    assert [r.levelno for r in caplog.records if r.name == LOGGER] == [logging.WARNING]
+    assert str(path) in caplog.text
+    assert not path.exists()
+
+
+@given(runtime=st.sampled_from(["ocl", "ze"]), key=st.binary(min_size=1, max_size=64),
+       blob=st.binary(min_size=1, max_size=512))
+def test_the_toolkits_cache_entry_is_the_documented_format(runtime, key, blob):
+    """dnnl_interop.testing.strategies.cache_entry writes what the format above says."""
+    assert dst.cache_entry(runtime, key, blob) == encode(runtime, key, blob)
+    assert dst.cache_entry(runtime, key, blob, version=2, flags=1) == encode(runtime, key, blob, version=2, flags=1)
 
 
 @given(content=st.binary(max_size=400))

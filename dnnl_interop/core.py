@@ -130,7 +130,10 @@ def _plain_order(tag: str, ndim: int) -> list[int] | None:
 
 
 def format_tags() -> list[str]:
-    """Every format tag name oneDNN 3.13 knows ("ab", "acdb", "nChw16c", ...)."""
+    """Every format tag name oneDNN 3.13 knows ("ab", "acdb", "nChw16c", ...).
+
+    Raises nothing: the names come from the headers the binding was built from.
+    """
     return sorted(_FORMAT_TAGS)
 
 
@@ -159,6 +162,14 @@ class Engine(Owned):
     outlive its engine. (Memory and primitives retain theirs inside oneDNN.)
     If a stream cannot be reached (a finalizer in a reference cycle), the
     engine's handle is destroyed after that stream's.
+
+    Raises:
+        TypeError: ``kind`` is not an :class:`EngineKind` or ``index`` not an int.
+        ValueError: ``kind`` is no engine kind, or ``index`` is negative.
+        InvalidArgumentsError: oneDNN has no engine of ``kind`` at ``index`` (the message says
+            how many it sees; for the CPU engine, ``python -m dnnl_interop info`` checks the
+            set-up).
+        LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
     """
 
     __slots__ = ("_streams", "_runtime")  # weak references to its streams; "cpu", "ocl", "ze"
@@ -183,6 +194,12 @@ class Engine(Owned):
         self._streams.append(_weak_reference(stream))
 
     def close(self) -> None:
+        """Close the engine's streams, then destroy its handle after the work that uses it.
+
+        Raises:
+            DnnlError: oneDNN fails to destroy the handle (closing twice, or a closed object,
+                raises nothing).
+        """
         for ref in getattr(self, "_streams", ()):
             stream = ref()
             if stream is not None:
@@ -205,17 +222,39 @@ class Engine(Owned):
 
     @classmethod
     def cpu(cls, index: int = 0) -> Engine:
-        """The CPU engine ``index``."""
+        """The CPU engine ``index``.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            InvalidArgumentsError: oneDNN makes no CPU engine at ``index`` (``python -m
+                dnnl_interop info`` says why and how to fix it).
+            LibraryNotFoundError: no oneDNN library can be loaded (at the first call into
+                oneDNN).
+        """
         return cls(EngineKind.CPU, index)
 
     @staticmethod
     def get_count(kind: EngineKind) -> int:
-        """How many engines of ``kind`` the library sees."""
+        """How many engines of ``kind`` the library sees.
+
+        Raises:
+            TypeError: ``kind`` is not an :class:`EngineKind`.
+            ValueError: ``kind`` is no engine kind.
+            LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+                function.
+        """
         kind = _enum_argument(kind, EngineKind, "kind")
         return checked(lib.dnnl_engine_get_count(int(kind)), "dnnl_engine_get_count")
 
     @property
     def kind(self) -> EngineKind:
+        """The engine's kind (CPU or GPU).
+
+        Raises:
+            ClosedObjectError: ``engine`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
         out = ffi.new("dnnl_engine_kind_t *")
         with using((self, Engine, "engine")) as engine:
             check(lib.dnnl_engine_get_kind(engine, out), "dnnl_engine_get_kind")
@@ -265,6 +304,12 @@ class Stream(StreamBase):
 
     Work submitted to it keeps everything it uses alive until :meth:`wait`
     returns or the stream is closed (which waits first).
+
+    Raises:
+        TypeError: ``engine`` is not an :class:`Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        DnnlError: oneDNN refuses to make the stream (``InvalidArgumentsError`` for an OpenCL or
+            Level Zero engine, whose streams come from ``ocl.make_stream``/``ze.make_stream``).
     """
 
     __slots__ = ()
@@ -282,6 +327,11 @@ class Stream(StreamBase):
 
     @property
     def engine(self) -> Engine:
+        """The :class:`Engine` of the stream.
+
+        Raises:
+            ClosedObjectError: ``stream`` is closed.
+        """
         return self._kept(0)
 
 
@@ -372,6 +422,15 @@ class MemoryDesc(Owned):
     binding can check (a tag of another rank, strides of another length,
     negative strides) and :class:`InvalidArgumentsError` for layouts oneDNN
     refuses (strides that make elements overlap).
+
+    Raises:
+        TypeError: ``shape`` is not a sequence of ints, ``dtype`` names no data type, or ``tag``
+            is not a format tag name (or both ``tag`` and ``strides`` are given, or neither).
+        ValueError: a dimension or stride is negative, the shape has no or too many dimensions,
+            the tag is unknown or lays out another number of dimensions.
+        InvalidArgumentsError: oneDNN refuses the descriptor (a size that overflows, a data type
+            that cannot have this layout).
+        LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
     """
 
     __slots__ = ("shape", "data_type", "tag", "_strides")
@@ -434,6 +493,12 @@ class MemoryDesc(Owned):
         ``ValueError`` for a layout oneDNN cannot describe: negative strides
         (reversed views), strides that are not whole elements, a byte order
         other than the machine's.
+
+        Raises:
+            TypeError: ``array`` is not a numpy array, or its dtype has no oneDNN data type.
+            ValueError: its byte order is not the machine's, or its strides are negative or not
+                whole elements.
+            InvalidArgumentsError: oneDNN refuses the descriptor.
         """
         import numpy
 
@@ -462,7 +527,12 @@ class MemoryDesc(Owned):
 
     @property
     def size(self) -> int:
-        """Bytes a buffer for this descriptor needs."""
+        """Bytes a buffer for this descriptor needs.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            MissingFunctionError: the loaded oneDNN lacks the function.
+        """
         with using((self, MemoryDesc, "desc")) as md:
             return int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
 
@@ -470,11 +540,18 @@ class MemoryDesc(Owned):
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions.
+
+        Raises nothing: the shape is kept by the descriptor.
+        """
         return len(self.shape)
 
     @property
     def dtype(self) -> numpy.dtype[Any] | None:
-        """The numpy dtype of the data type, or None for types numpy cannot name (bf16, ...)."""
+        """The numpy dtype of the data type, or None for types numpy cannot name (bf16, ...).
+
+        Raises nothing; None for data types numpy cannot name (bf16, fp8, int4).
+        """
         import numpy
 
         name = _NUMPY_NAMES.get(self.data_type)
@@ -485,7 +562,10 @@ class MemoryDesc(Owned):
         """Strides in elements, as given to ``MemoryDesc(..., strides=)`` or
         implied by a plain tag ("ab" of (2, 3) is (3, 1)); None for blocked
         layouts ("aBcd16b", ...), which no strides describe. numpy's byte
-        strides are these times ``dtype.itemsize``."""
+        strides are these times ``dtype.itemsize``.
+
+        Raises nothing; None for blocked layouts.
+        """
         return self._strides
 
     def _layout_key(self) -> tuple[object, ...]:
@@ -544,6 +624,16 @@ class Memory(Owned):
     :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or a ``cl_mem`` (see
     ``ocl.make_memory``); on a Level Zero engine a USM pointer (see
     ``ze.make_memory``).
+
+    Raises:
+        TypeError: ``desc`` or ``engine`` is of another type, or ``buffer`` is no buffer this
+            engine can use (a bare int address, a device handle on a host engine, a host array
+            on a device engine).
+        ValueError: ``buffer`` is too small, of another item type than the descriptor's data
+            type, not C-contiguous, read-only, or in the other byte order.
+        ClosedObjectError: ``desc`` or ``engine`` is closed.
+        DnnlError: oneDNN refuses to make the memory.
+        LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
     """
 
     # The handle to execute with: None while closed or without a buffer, on
@@ -576,15 +666,30 @@ class Memory(Owned):
 
     @property
     def desc(self) -> MemoryDesc:
+        """The memory's :class:`MemoryDesc`.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+        """
         return self._kept(0)
 
     @property
     def engine(self) -> Engine:
+        """The :class:`Engine` of the memory.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+        """
         return self._kept(1)
 
     @property
     def data_handle(self) -> int:
-        """The address (or OpenCL buffer handle) the memory uses; 0 for none."""
+        """The address (or OpenCL buffer handle) the memory uses; 0 for none.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
         out = ffi.new("void **")
         with using((self, Memory, "memory")) as memory:
             check(lib.dnnl_memory_get_data_handle(memory, out), "dnnl_memory_get_data_handle")
@@ -595,6 +700,13 @@ class Memory(Owned):
 
         Waits first for submitted work that uses this memory: it must not
         be redirected to the new buffer.
+
+        Raises:
+            TypeError: ``buffer`` is no buffer this memory's engine can use.
+            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, not
+                C-contiguous or read-only; or numpy views of the current buffer exist.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN refuses the new handle.
         """
         refuse_allocate(buffer, "buffer")
         if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
@@ -631,6 +743,14 @@ class Memory(Owned):
         Raises ``ValueError`` for memory without a buffer (``MEMORY_NONE``),
         :class:`ClosedObjectError` for a closed one, and oneDNN's error if it
         cannot map.
+
+        Raises:
+            TypeError: (entering the block) the layout is blocked or numpy has no type for the
+                data type.
+            ValueError: (entering the block) the memory has no buffer (``MEMORY_NONE``).
+            RuntimeError: the same ``mapped()`` object is entered twice.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot map the memory.
         """
         return _Mapped(self)
 
@@ -640,6 +760,11 @@ class Memory(Owned):
         As ``dnnl::memory::map_data``: valid until :meth:`unmap_data`, which
         must be called with the same pointer. :meth:`mapped` gives the same
         as a numpy array and unmaps it for you.
+
+        Raises:
+            ValueError: the memory has no buffer (``MEMORY_NONE``).
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot map the memory.
         """
         if self._executable is None and not self.closed:
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
@@ -650,7 +775,13 @@ class Memory(Owned):
         return out[0]
 
     def unmap_data(self, pointer: Any) -> None:
-        """Unmap a pointer returned by :meth:`map_data`."""
+        """Unmap a pointer returned by :meth:`map_data`.
+
+        Raises:
+            TypeError: ``pointer`` is not the non-NULL ``void *`` :meth:`map_data` returned.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN refuses to unmap ``pointer``.
+        """
         _ = self.handle  # a closed memory says so first
         if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
             raise TypeError(f"pointer: expected the void * map_data returned, got {pointer!r}")
@@ -819,7 +950,17 @@ _INTEROP_MEMORY: dict = {}
 
 
 class Primitive(Owned):
-    """A primitive ready to execute (``dnnl_primitive_t``)."""
+    """A primitive ready to execute (``dnnl_primitive_t``).
+
+    Raises:
+        TypeError: ``desc`` is not a :class:`PrimitiveDesc`, or ``cache_blob`` is not bytes-
+            like.
+        ValueError: ``cache_blob`` is empty.
+        ClosedObjectError: ``desc`` is closed.
+        UnimplementedError: ``cache_blob`` is given on an engine that takes none (the CPU
+            engine).
+        DnnlError: oneDNN refuses to make the primitive (or the blob).
+    """
 
     __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}
     _ctype = "dnnl_primitive_t"
@@ -828,6 +969,11 @@ class Primitive(Owned):
 
     @property
     def engine(self) -> Engine:
+        """The :class:`Engine` the primitive was made on.
+
+        Raises:
+            ClosedObjectError: ``primitive`` is closed.
+        """
         return self._kept(0)
 
     def __init__(self, desc: PrimitiveDesc, cache_blob=None):
@@ -849,6 +995,11 @@ class Primitive(Owned):
 
         Raises ``UnimplementedError`` on an engine that makes no cache blobs
         (the CPU engine). An empty result means there is nothing to cache.
+
+        Raises:
+            ClosedObjectError: ``primitive`` is closed.
+            UnimplementedError: the primitive's engine makes no cache blobs (the CPU engine).
+            DnnlError: oneDNN cannot give the blob.
         """
         return _primitive_cache_blob(self)
 
@@ -858,6 +1009,16 @@ class Primitive(Owned):
         Returns at once; the work may still run. The primitive, the memories
         and their buffers stay alive until ``stream.wait()`` (or the stream's
         close), even if every other reference to them is dropped.
+
+        Raises:
+            TypeError: ``stream`` is not a :class:`Stream`, ``args`` not a mapping of ``ARG_*``
+                ints to :class:`Memory` (or None).
+            ValueError: a memory has no buffer, or is smaller than the primitive's descriptor at
+                its argument.
+            ClosedObjectError: the primitive, the stream or a memory is closed.
+            InvalidArgumentsError: oneDNN refuses the execution (the message names a missing
+                argument or an object on another engine when the binding can tell).
+            DnnlError: another failure oneDNN reports.
         """
         submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
 
@@ -868,7 +1029,16 @@ _primitive_execute = lib.dnnl_primitive_execute
 def reorder(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
 ) -> Primitive:
-    """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout."""
+    """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout.
+
+    Raises:
+        TypeError: an argument is not a :class:`MemoryDesc` or :class:`Engine`.
+        ClosedObjectError: a descriptor or engine is closed.
+        InvalidArgumentsError: oneDNN refuses the reorder (shapes that differ, for one).
+        UnimplementedError: oneDNN has no reorder between these layouts or data types on the
+            engine.
+        LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
+    """
     dst_engine = engine if dst_engine is None else dst_engine
     pd = ffi.new("dnnl_primitive_desc_t *")
     # The argument sizes come from the descriptors given, not from a
@@ -925,6 +1095,9 @@ class PrimitiveDesc(Owned):
     through a :class:`~dnnl_interop.CacheBlobStore`. A descriptor keeps its
     engines alive; primitives made from it keep them too and do not need the
     descriptor afterwards (oneDNN copies it into the primitive).
+
+    Raises:
+        TypeError: always, when called: make one with :meth:`reorder` or :meth:`from_handle`.
     """
 
     __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}, copied by its primitives
@@ -953,7 +1126,15 @@ class PrimitiveDesc(Owned):
     def reorder(
         cls, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
     ) -> PrimitiveDesc:
-        """The descriptor of the reorder :func:`reorder` makes from the same arguments."""
+        """The descriptor of the reorder :func:`reorder` makes from the same arguments.
+
+        Raises:
+            TypeError: an argument is not a :class:`MemoryDesc` or :class:`Engine`.
+            ClosedObjectError: a descriptor or engine is closed.
+            InvalidArgumentsError: oneDNN refuses the reorder (shapes that differ, for one).
+            UnimplementedError: oneDNN has no reorder between these layouts or data types on the
+                engine.
+        """
         dst_engine = engine if dst_engine is None else dst_engine
         out = cls._new_out()
         _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
@@ -983,6 +1164,16 @@ class PrimitiveDesc(Owned):
         is what :attr:`engine` returns. Without it :attr:`engine` is None and
         the caller keeps the engine alive while the descriptor or a
         primitive made from it lives.
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``engine`` is neither an :class:`Engine` nor None.
+            ValueError: ``engine`` is not the descriptor's engine.
+            DnnlError: oneDNN cannot clone or query the descriptor.
         """
         if not isinstance(owned, bool):
             raise TypeError(f"owned: expected a bool, got {type(owned).__name__}")
@@ -1007,12 +1198,21 @@ class PrimitiveDesc(Owned):
 
     @property
     def engine(self) -> Engine | None:
-        """The :class:`Engine` the descriptor was made on (None if adopted without it)."""
+        """The :class:`Engine` the descriptor was made on (None if adopted without it).
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+        """
         return self._kept(0)
 
     @property
     def impl_info(self) -> str:
-        """The implementation oneDNN chose, by its name ("jit:uni", "ocl:ref:any", ...)."""
+        """The implementation oneDNN chose, by its name ("jit:uni", "ocl:ref:any", ...).
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
         out = ffi.new("const char **")
         with using((self, PrimitiveDesc, "desc")) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_impl_info_str, 0, out), "dnnl_primitive_desc_query")
@@ -1025,6 +1225,10 @@ class PrimitiveDesc(Owned):
         oneDNN's key for the blob: it names the primitive, its implementation
         and the device. Primitives of descriptors with equal ids can use each
         other's blobs. Empty where oneDNN makes no cache blobs (the CPU engine).
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
         """
         size = ffi.new("dnnl_dim_t *")
         pointer = ffi.new("const uint8_t **")
@@ -1046,6 +1250,9 @@ class PrimitiveDesc(Owned):
 
         Execute refuses a memory smaller than this at its argument. Covers the
         named ``ARG_*`` indices and the ``ARG_MULTIPLE_SRC``/``DST`` ranges.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
         """
         self.handle  # ClosedObjectError once closed
         return dict(self._arg_sizes)
@@ -1120,6 +1327,12 @@ def make_primitive_cached(desc: PrimitiveDesc, store=None) -> Primitive:
     the default store (in :func:`dnnl_interop.cache.default_directory`). A
     store that cannot be read or written logs a warning (logger
     ``dnnl_interop.cache``) and never fails the creation.
+
+    Raises:
+        TypeError: ``desc`` is not a :class:`PrimitiveDesc`, or ``store`` not a
+            :class:`~dnnl_interop.CacheBlobStore` or None.
+        ClosedObjectError: ``desc`` is closed.
+        DnnlError: oneDNN cannot make the primitive afresh (a refused blob is not an error).
     """
     from ._cached import make_primitive_cached as cached
 
@@ -1129,7 +1342,14 @@ def make_primitive_cached(desc: PrimitiveDesc, store=None) -> Primitive:
 def reorder_cached(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None, store=None
 ) -> Primitive:
-    """:func:`reorder`, through :func:`make_primitive_cached` with ``store``."""
+    """:func:`reorder`, through :func:`make_primitive_cached` with ``store``.
+
+    Raises:
+        TypeError: an argument is of another type (as in :func:`reorder` and
+            :func:`make_primitive_cached`).
+        ClosedObjectError: a descriptor or engine is closed.
+        DnnlError: oneDNN refuses the reorder, as in :func:`reorder`.
+    """
     desc = PrimitiveDesc.reorder(src_desc, dst_desc, engine, dst_engine)
     try:
         return make_primitive_cached(desc, store)

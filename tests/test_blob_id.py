@@ -8,7 +8,10 @@ layout oneDNN does not document but that is measured here
     [size_t len][platform name\\0] [size_t len][device name\\0]
     [size_t len][driver version\\0] int major, minor, patch [size_t len][hash]
 
-(the ``len`` of the three strings counts their NUL; the hash has none).
+(the ``len`` of the three strings counts their NUL; the hash has none). The
+Level Zero id (``ze.get_engine_cache_blob_id``) has no platform, and its
+device name no NUL. ``dnnl_interop.testing.strategies.blob_ids`` draws ids of
+both layouts; the parser here reads them and the real ones alike.
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ import sys
 from typing import NamedTuple
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dnnl_interop
 from dnnl_interop._ffi import ffi
+from dnnl_interop.testing import strategies as dst
 
 OCL_FUNCTION = "dnnl_ocl_interop_engine_get_cache_blob_id"
 ZE_FUNCTION = "dnnl_ze_interop_engine_get_cache_blob_id"
@@ -38,8 +44,9 @@ class BlobId(NamedTuple):
     hash: str
 
 
-def parse_blob_id(blob: bytes) -> BlobId:
-    """Parse a blob id strictly: every byte accounted for."""
+def parse_blob_id(blob: bytes, runtime: str = "ocl") -> BlobId:
+    """Parse a blob id strictly: every byte accounted for (``platform`` is
+    empty for a Level Zero id)."""
     pos = 0
 
     def field(nul_terminated: bool) -> str:
@@ -56,8 +63,8 @@ def parse_blob_id(blob: bytes) -> BlobId:
             assert b"\0" not in data, data
         return data.decode()
 
-    platform = field(True)
-    device = field(True)
+    platform = field(True) if runtime == "ocl" else ""
+    device = field(runtime == "ocl")
     driver = field(True)
     version = INT3.unpack_from(blob, pos)
     pos += INT3.size
@@ -74,6 +81,32 @@ def test_parser_reads_a_constructed_blob_id():
     assert parse_blob_id(blob) == BlobId("plat", "dev", "1.2", (3, 13, 2), "abc")
     with pytest.raises(AssertionError):
         parse_blob_id(blob + b"x")
+
+
+def encode_blob_id(parsed: BlobId, runtime: str) -> bytes:
+    def field(text: str, nul: bool) -> bytes:
+        data = text.encode() + (b"\0" if nul else b"")
+        return SIZE_T.pack(len(data)) + data
+
+    head = field(parsed.platform, True) if runtime == "ocl" else b""
+    head += field(parsed.device, runtime == "ocl") + field(parsed.driver_version, True)
+    return head + INT3.pack(*parsed.version) + field(parsed.hash, False)
+
+
+@given(runtime=st.sampled_from(["ocl", "ze"]), data=st.data())
+def test_parser_reads_every_blob_id_the_toolkit_draws(runtime, data):
+    """Ids from the public strategy have exactly the layout above: the strict
+    parser accounts for every byte, and writing the fields back gives the id."""
+    blob = data.draw(dst.blob_ids(runtime))
+    parsed = parse_blob_id(blob, runtime)
+    assert encode_blob_id(parsed, runtime) == blob
+    assert parsed.hash == "" or len(parsed.hash) == 40
+
+
+@given(blob=dst.blob_ids("ocl"), cut=st.integers(1, 200))
+def test_parser_refuses_a_truncated_blob_id(blob, cut):
+    with pytest.raises((AssertionError, struct.error)):
+        parse_blob_id(blob[: max(0, len(blob) - cut)])
 
 
 # --- real oneDNN, real devices -------------------------------------------------

@@ -45,6 +45,10 @@ class _Shared:
         self.call_keys = itertools.count(1)  # negated: never equal to an id()
         self.streams: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.live = 0
+        # address -> (id, weak reference) of the object that owns the handle at
+        # that address or, if none does, of the first that borrows it.
+        self.holders: dict[int, tuple[int, weakref.ref[Owned]]] = {}
+        self.address_of = address_of  # reached at shutdown, when module globals are gone
 
 
 _shared = _Shared()
@@ -55,14 +59,29 @@ def live_objects() -> int:
     return _shared.live
 
 
+def holder_of(address: int) -> tuple[bool, Owned | None]:
+    """``(known, holder)``: whether an object of this binding owns or borrows the
+    handle at ``address``, and that object (None while it is being finalized).
+
+    A known handle whose holder is closed, or being finalized, is not yet
+    destroyed: users remain, and the last to let go destroys it.
+    """
+    entry = _shared.holders.get(address)
+    if entry is None:
+        return False, None
+    return True, entry[1]()
+
+
 class Owned:
     """Base class: one oneDNN handle, destroyed once, after its last user."""
 
-    __slots__ = ("_handle", "_keep", "_users", "_holds", "__weakref__")
+    __slots__ = ("_handle", "_keep", "_users", "_holds", "_borrowed", "__weakref__")
     _ctype = "void *"
     _destroy = None  # the C destroy function, set by each subclass
     _destroy_name = ""
     _shared = _shared
+    _holds: tuple[tuple[Owned, object], ...]
+    _borrowed: bool  # set by from_handle(..., owned=False), before _adopt
 
     # --- creation ------------------------------------------------------------
 
@@ -77,8 +96,14 @@ class Owned:
         self._keep = keep
         self._users = {}
         self._holds = ()  # (owner, key): uses of other handles, ended when this one is destroyed
-        with self._shared.lock:
-            self._shared.live += 1
+        shared = self._shared
+        with shared.lock:
+            shared.live += 1
+            # An owner always holds its address; a borrower only if nothing does
+            # (``_borrowed`` is set before ``_adopt`` by ``from_handle``).
+            address = address_of(handle)
+            if not getattr(self, "_borrowed", False) or address not in shared.holders:
+                shared.holders[address] = (id(self), weakref.ref(self))
 
     @classmethod
     def _from_handle(cls, handle, keep: tuple = ()):
@@ -110,6 +135,11 @@ class Owned:
     @property
     def closed(self) -> bool:
         return getattr(self, "_handle", None) is None
+
+    @property
+    def borrowed(self) -> bool:
+        """True if the handle is borrowed (``from_handle(..., owned=False)``): never destroyed here."""
+        return getattr(self, "_borrowed", False)
 
     def _kept(self, index: int):
         """``_keep[index]`` (the engine, the descriptor, ...) of an open object."""
@@ -180,11 +210,17 @@ class Owned:
         """Called under the lock as the object closes (subclasses clear fast-path state)."""
 
     def _destroy_handle(self, handle) -> None:
+        shared = self._shared
         try:
-            check(type(self)._destroy(handle), self._destroy_name)
+            if not getattr(self, "_borrowed", False):
+                check(type(self)._destroy(handle), self._destroy_name)
         finally:
-            with self._shared.lock:
-                self._shared.live -= 1
+            with shared.lock:
+                shared.live -= 1
+                address = shared.address_of(handle)
+                entry = shared.holders.get(address)
+                if entry is not None and entry[0] == id(self):
+                    del shared.holders[address]
             holds, self._holds, self._keep = self._holds, (), ()
             for owner, key in holds:
                 owner._release(key)
@@ -207,6 +243,8 @@ class Owned:
     def __repr__(self) -> str:
         handle = getattr(self, "_handle", None)
         state = "closed" if handle is None else f"{address_of(handle):#x}"
+        if getattr(self, "_borrowed", False):
+            state += " borrowed"
         return f"<dnnl_interop.{type(self).__name__} {state}>"
 
     def __copy__(self):

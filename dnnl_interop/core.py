@@ -13,13 +13,12 @@ closed, which finishes its work first (see ``_execution``).
 
 from __future__ import annotations
 
-import enum
-from _weakref import ref as _weak_reference
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, SupportsIndex
-
 import atexit
+import enum
 import operator
+from _weakref import ref as _weak_reference
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar
 
 from . import _args
 from ._args import *  # noqa: F403 - ARG_SRC, ...: generated from the headers, re-exported
@@ -27,14 +26,17 @@ from ._args import ARGS
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer, device_handle, host_buffer, refuse_allocate
 from ._execution import StreamBase, finish_all_streams, submit
 from ._ffi import ffi, lib
+from ._handles import address_of, as_bytes, as_handle
 from ._library import check, checked, status_error
-from ._owned import Owned, using
-from ._handles import as_bytes, as_handle
+from ._owned import Owned, holder_of, using
 from ._sized import query_then_fill
-from .errors import InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError
+from .errors import ClosedObjectError, InvalidArgumentsError, MissingFunctionError, Status, UnimplementedError
 
 if TYPE_CHECKING:
     import numpy
+    from _cffi_backend import FFI
+
+    from ._ffi import CData
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -234,6 +236,46 @@ class Engine(Owned):
         """
         return cls(EngineKind.CPU, index)
 
+    @classmethod
+    def from_handle(cls, handle: object, *, owned: bool) -> Engine:
+        """An Engine over a ``dnnl_engine_t`` made elsewhere (another cffi module, C code).
+
+        ``handle``: a cffi pointer of that type, from this binding or from any
+        cffi module (including one that declares the type itself; see
+        ``dnnl_interop.embedding``), or an int address (taken as given).
+
+        ``owned=True``: the Engine takes the handle over and destroys it,
+        exactly once (``close()``, ``with``, garbage collection); the caller
+        never destroys it. ``owned=False``: the handle is borrowed and never
+        destroyed here; **the caller keeps it alive** while the Engine, or
+        anything made on it, is in use. A handle an object of this binding
+        already owns can only be borrowed: the borrower then keeps that
+        object's handle alive. If ``from_handle`` raises, nothing was taken.
+
+        The runtime is asked of oneDNN: a CPU engine, an OpenCL engine (for
+        ``ocl.*``) or a Level Zero engine (for ``ze.*``). What an OpenCL or
+        Level Zero engine was made from stays the caller's to keep alive.
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            DnnlError: oneDNN cannot say which runtime the engine has.
+            LibraryNotFoundError: no oneDNN library can be loaded (at the first call into
+                oneDNN).
+        """
+        owned = _owned_argument(owned)
+        pointer = _foreign(handle, _ENGINE_TYPE, "handle")
+        adoption = _Adoption(cls, pointer, owned, "handle")
+        try:
+            runtime = _engine_runtime(pointer)
+        except BaseException:
+            adoption.cancel()
+            raise
+        return adoption.finish(cls, lambda engine: engine._adopt(pointer, (), runtime))
+
     @staticmethod
     def get_count(kind: EngineKind) -> int:
         """How many engines of ``kind`` the library sees.
@@ -324,6 +366,43 @@ class Stream(StreamBase):
         with using((engine, Engine, "engine")) as c_engine:
             check(lib.dnnl_stream_create(out, c_engine, flags), "dnnl_stream_create")
             self._adopt(out[0], keep=(engine,))
+
+    @classmethod
+    def from_handle(cls, handle: object, *, owned: bool, engine: Engine | None = None) -> Stream:
+        """A Stream over a ``dnnl_stream_t`` made elsewhere.
+
+        ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
+        destroys it exactly once, ``owned=False`` borrows it (never destroyed
+        here; **the caller keeps it alive** while the Stream is in use).
+
+        A oneDNN stream does not keep its engine alive, so the Stream keeps
+        its :class:`Engine`: ``engine`` if given (checked to be the stream's,
+        ``ValueError`` otherwise), else the Engine of this binding that holds
+        the stream's engine (``dnnl_stream_get_engine``), else a new one
+        borrowing it, which the caller keeps alive as long as the stream.
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``engine`` is neither an :class:`Engine` nor None.
+            ValueError: ``engine`` is not the stream's engine.
+            DnnlError: oneDNN cannot give the stream's engine.
+        """
+        owned = _owned_argument(owned)
+        engine = _optional_engine(engine)
+        pointer = _foreign(handle, _STREAM_TYPE, "handle")
+        adoption = _Adoption(cls, pointer, owned, "handle")
+        try:
+            c_engine = ffi.new("dnnl_engine_t *")
+            check(lib.dnnl_stream_get_engine(pointer, c_engine), "dnnl_stream_get_engine")
+            its_engine = _engine_of(c_engine[0], engine, "the stream")
+        except BaseException:
+            adoption.cancel()
+            raise
+        return adoption.finish(cls, lambda stream: stream._adopt(pointer, keep=(its_engine,)))
 
     @property
     def engine(self) -> Engine:
@@ -427,7 +506,7 @@ class MemoryDesc(Owned):
         TypeError: ``shape`` is not a sequence of ints, ``dtype`` names no data type, or ``tag``
             is not a format tag name (or both ``tag`` and ``strides`` are given, or neither).
         ValueError: a dimension or stride is negative, the shape has no or too many dimensions,
-            the tag is unknown or lays out another number of dimensions.
+            or the tag is unknown or lays out another number of dimensions.
         InvalidArgumentsError: oneDNN refuses the descriptor (a size that overflows, a data type
             that cannot have this layout).
         LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
@@ -660,6 +739,60 @@ class Memory(Owned):
             check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
             self._adopt(out[0], keep=(desc, engine, kept))
         self._use_data((pointer,), kept)
+
+    @classmethod
+    def from_handle(
+        cls, handle: object, *, owned: bool, desc: MemoryDesc, engine: Engine | None = None
+    ) -> Memory:
+        """A Memory over a ``dnnl_memory_t`` made elsewhere.
+
+        ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
+        destroys it exactly once, ``owned=False`` borrows it (never destroyed
+        here; **the caller keeps it alive** while the Memory is in use). Its
+        buffer stays the caller's to keep alive too, unless oneDNN allocated it.
+
+        ``desc``: the :class:`MemoryDesc` the memory was made with. oneDNN's C
+        API bound here cannot read a descriptor's shape or layout back, so it
+        is checked by size only (``ValueError`` if the sizes differ); execute
+        checks memories by it. ``engine``: as in :meth:`Stream.from_handle`
+        (the memory's engine, ``dnnl_memory_get_engine``).
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``desc`` is neither a :class:`MemoryDesc` nor None.
+            ValueError: ``desc`` describes another size than the memory's own descriptor.
+            DnnlError: oneDNN cannot give the memory's descriptor or engine.
+        """
+        owned = _owned_argument(owned)
+        if not isinstance(desc, MemoryDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        engine = _optional_engine(engine)
+        pointer = _foreign(handle, _MEMORY_TYPE, "handle")
+        adoption = _Adoption(cls, pointer, owned, "handle")
+        try:
+            c_engine = ffi.new("dnnl_engine_t *")
+            check(lib.dnnl_memory_get_engine(pointer, c_engine), "dnnl_memory_get_engine")
+            its_engine = _engine_of(c_engine[0], engine, "the memory")
+            md = ffi.new("const_dnnl_memory_desc_t *")
+            check(lib.dnnl_memory_get_memory_desc(pointer, md), "dnnl_memory_get_memory_desc")
+            size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
+            if desc.size != size:
+                raise ValueError(f"desc: describes {desc.size} bytes, the memory's own descriptor {size}")
+            data = ffi.new("void **")
+            check(lib.dnnl_memory_get_data_handle(pointer, data), "dnnl_memory_get_data_handle")
+        except BaseException:
+            adoption.cancel()
+            raise
+
+        def adopt(memory: Memory) -> None:
+            memory._adopt(pointer, keep=(desc, its_engine, None))
+            memory._use_data((data[0],), None)
+
+        return adoption.finish(cls, adopt)
 
     def _on_close(self) -> None:
         self._executable = None  # execute reads it: closed memory never reaches C
@@ -990,6 +1123,42 @@ class Primitive(Owned):
         self._refuse_reinit()
         _create_primitive(self, desc, cache_blob)
 
+    @classmethod
+    def from_handle(cls, handle: object, *, owned: bool, desc: PrimitiveDesc) -> Primitive:
+        """A Primitive over a ``dnnl_primitive_t`` made elsewhere.
+
+        ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
+        destroys it exactly once, ``owned=False`` borrows it (never destroyed
+        here; **the caller keeps it alive** while the Primitive is in use).
+
+        ``desc``: the :class:`PrimitiveDesc` the primitive was made from (a
+        foreign one adopted with :meth:`PrimitiveDesc.from_handle`). Execute
+        checks each memory against its argument sizes, and the primitive keeps
+        its engines. oneDNN's C API bound here cannot ask a primitive for its
+        descriptor, so this is taken on the caller's word.
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``desc`` is not a :class:`PrimitiveDesc`.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        owned = _owned_argument(owned)
+        if not isinstance(desc, PrimitiveDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc, got {type(desc).__name__}")
+        pointer = _foreign(handle, _PRIMITIVE_TYPE, "handle")
+        adoption = _Adoption(cls, pointer, owned, "handle")
+
+        def adopt(primitive: Primitive) -> None:
+            with using((desc, PrimitiveDesc, "desc")):
+                primitive._adopt(pointer, keep=desc._keep)
+                primitive._arg_sizes = desc._arg_sizes
+
+        return adoption.finish(cls, adopt)
+
     def get_cache_blob(self) -> bytes:
         """The primitive's cache blob (its compiled kernels), for ``Primitive(desc, blob)``.
 
@@ -1141,13 +1310,12 @@ class PrimitiveDesc(Owned):
         return cls._made(out[0], (engine, dst_engine), destroy_on_failure=True)
 
     @classmethod
-    def from_handle(cls, handle, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:
+    def from_handle(cls, handle: object, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:
         """A PrimitiveDesc over a ``dnnl_primitive_desc_t`` made elsewhere.
 
         ``handle`` is a cffi pointer of that type, from this binding or from
-        any cffi module that includes our types (``dnnl_interop.embedding``),
-        or an int address (taken as given: an address carries nothing the
-        binding could check).
+        any cffi module (see :meth:`Engine.from_handle`), or an int address
+        (taken as given: an address carries nothing the binding could check).
 
         ``owned=False`` (the default): the descriptor is cloned
         (``dnnl_primitive_desc_clone``); the caller keeps its own and may
@@ -1155,7 +1323,8 @@ class PrimitiveDesc(Owned):
         over and destroys it (``close()``, ``with``, garbage collection); the
         caller must not destroy it, and must own it in the first place (never
         a primitive's own descriptor, ``dnnl_primitive_get_primitive_desc``'s
-        ``const`` one: cffi cannot tell ``const`` apart). If ``from_handle``
+        ``const`` one: cffi cannot tell ``const`` apart). A descriptor an
+        object of this binding owns is only cloned. If ``from_handle``
         raises, nothing was taken over.
 
         ``engine``: the :class:`Engine` the descriptor was made on, if it is
@@ -1175,26 +1344,33 @@ class PrimitiveDesc(Owned):
             ValueError: ``engine`` is not the descriptor's engine.
             DnnlError: oneDNN cannot clone or query the descriptor.
         """
-        if not isinstance(owned, bool):
-            raise TypeError(f"owned: expected a bool, got {type(owned).__name__}")
-        if engine is not None and not isinstance(engine, Engine):
-            raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
-        if handle is None:
-            raise TypeError("handle: None given; a dnnl_primitive_desc_t is required")
-        pd = as_handle(handle, _PD_TYPE, "handle")
-        if pd == ffi.NULL:
-            raise ValueError("handle: a NULL dnnl_primitive_desc_t given")
-        if engine is not None:
-            c_engine = ffi.new("dnnl_engine_t *")
-            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine), "dnnl_primitive_desc_query")
-            with using((engine, Engine, "engine")) as ours:
-                if c_engine[0] != ours:
-                    raise ValueError("engine: the descriptor was made on another engine than this one")
+        owned = _owned_argument(owned)
+        engine = _optional_engine(engine)
+        pd = _foreign(handle, _PD_TYPE, "handle")
+        adoption = _Adoption(cls, pd, owned, "handle")
+        try:
+            if engine is not None:
+                c_engine = ffi.new("dnnl_engine_t *")
+                query = lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine)
+                check(query, "dnnl_primitive_desc_query")
+                _engine_of(c_engine[0], engine, "the descriptor")
+            if not owned:
+                out = cls._new_out()
+                check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
+            else:
+                sizes = _exec_arg_sizes(pd)
+        except BaseException:
+            adoption.cancel()
+            raise
         if not owned:
-            out = cls._new_out()
-            check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
-            pd = out[0]
-        return cls._made(pd, (engine,), destroy_on_failure=not owned)
+            adoption.cancel()  # the clone is a descriptor of its own
+            return cls._made(out[0], (engine,), destroy_on_failure=True)
+
+        def adopt(desc: PrimitiveDesc) -> None:
+            desc._adopt(pd, keep=(engine,))
+            desc._arg_sizes = sizes
+
+        return adoption.finish(cls, adopt)
 
     @property
     def engine(self) -> Engine | None:
@@ -1358,3 +1534,160 @@ def reorder_cached(
 
 
 __all__ += ["PrimitiveDesc", "make_primitive_cached", "reorder_cached"]
+
+
+# --- handles made elsewhere: from_handle -----------------------------------------
+
+_ENGINE_TYPE = ffi.typeof("dnnl_engine_t")
+_STREAM_TYPE = ffi.typeof("dnnl_stream_t")
+_MEMORY_TYPE = ffi.typeof("dnnl_memory_t")
+_PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
+_HANDLE_NAMES = {
+    _ENGINE_TYPE: "dnnl_engine_t",
+    _STREAM_TYPE: "dnnl_stream_t",
+    _MEMORY_TYPE: "dnnl_memory_t",
+    _PRIMITIVE_TYPE: "dnnl_primitive_t",
+    _PD_TYPE: "dnnl_primitive_desc_t",
+}
+_OwnedT = TypeVar("_OwnedT", bound=Owned)
+
+
+def _owned_argument(owned: object) -> bool:
+    if not isinstance(owned, bool):
+        raise TypeError(f"owned: expected a bool, got {type(owned).__name__}")
+    return owned
+
+
+def _optional_engine(engine: object) -> Engine | None:
+    if engine is not None and not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
+    return engine
+
+
+def _foreign(handle: object, ctype: FFI.CType, what: str) -> CData:
+    """``handle`` as our typed pointer: a cffi pointer of ``ctype`` (also one that
+    another cffi module declared itself), ``void *``, or an int address.
+
+    cffi types of two FFI instances are different objects even when they
+    spell the same C type; a pointer whose C type matches is taken as that
+    type. None, NULL and pointers of other types are refused.
+    """
+    name = _HANDLE_NAMES[ctype]
+    if handle is None:
+        raise TypeError(f"{what}: None given; a {name} is required")
+    if isinstance(handle, Owned):
+        raise TypeError(
+            f"{what}: expected a {name}, got a dnnl_interop.{type(handle).__name__} "
+            "(already an object of this binding: use it, or borrow its .handle)"
+        )
+    if isinstance(handle, ffi.CData):
+        kind = ffi.typeof(handle)
+        if kind is not ctype and kind.kind == "pointer" and kind.cname == ctype.cname:
+            handle = ffi.cast(ctype, handle)  # the same C type, declared by another cffi module
+    pointer: CData = as_handle(handle, ctype, what)
+    if pointer == ffi.NULL:
+        raise ValueError(f"{what}: a NULL {name} given")
+    return pointer
+
+
+class _Adoption:
+    """Wrapping a handle made elsewhere, checked against the objects of this
+    binding that already hold it.
+
+    ``owned=True`` is refused for a handle one of ours owns or borrows: two
+    owners would destroy it twice. A handle whose object is closed (or being
+    finalized) is refused outright: it is destroyed once its users let go. A
+    borrowed handle that one of ours holds makes the new object a user of
+    that holder, so closing the holder destroys the handle only after the
+    borrower is gone. The holder is pinned from the start, while C reads
+    the handle.
+    """
+
+    __slots__ = ("_address", "_owned", "_what", "_holder", "_key")
+
+    def __init__(self, cls: type[Owned], pointer: CData, owned: bool, what: str) -> None:
+        self._address, self._owned, self._what = address_of(pointer), owned, what
+        self._holder: Owned | None = None
+        self._key = ("borrowed", next(Owned._shared.call_keys))
+        with Owned._shared.lock:
+            holder = self._holder_of(cls)
+            if holder is not None:
+                holder._use(self._key)
+                self._holder = holder
+
+    def _holder_of(self, cls: type[Owned]) -> Owned | None:
+        known, holder = holder_of(self._address)
+        if not known:
+            return None
+        what = self._what
+        if holder is None or holder.closed:
+            raise ClosedObjectError(
+                f"{what}: the handle of a closed object of this binding (destroyed once its last user lets go)"
+            )
+        if not isinstance(holder, cls):
+            raise TypeError(
+                f"{what}: the handle of a dnnl_interop.{type(holder).__name__}, not of a dnnl_interop.{cls.__name__}"
+            )
+        if self._owned:
+            how = "borrows" if holder.borrowed else "owns"
+            raise ValueError(
+                f"{what}: {holder!r} already {how} this handle; two owners would destroy it twice "
+                "(owned=False borrows it)"
+            )
+        return holder
+
+    def cancel(self) -> None:
+        """Nothing was made: let the holder go."""
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            holder._release(self._key)
+
+    def finish(self, cls: type[_OwnedT], adopt: Callable[[_OwnedT], None]) -> _OwnedT:
+        """A new ``cls`` that ``adopt`` sets up over the handle, owned or borrowed."""
+        obj = cls.__new__(cls)
+        obj._borrowed = not self._owned
+        try:
+            with Owned._shared.lock:
+                if self._owned:
+                    self._holder_of(cls)  # another thread may have taken it over meanwhile
+                adopt(obj)
+                if self._holder is not None:
+                    obj._holds += ((self._holder, self._key),)
+                    self._holder = None
+        except BaseException:
+            self.cancel()
+            raise
+        return obj
+
+
+def _engine_runtime(engine: CData) -> str:
+    """The runtime of a C engine, asked of oneDNN: "native" (CPU, SYCL), "ocl" or "ze".
+
+    The OpenCL and Level Zero getters refuse an engine of another runtime.
+    """
+    kind = ffi.new("dnnl_engine_kind_t *")
+    check(lib.dnnl_engine_get_kind(engine, kind), "dnnl_engine_get_kind")
+    if kind[0] != lib.dnnl_gpu:
+        return "native"
+    if lib.dnnl_ocl_interop_get_device(engine, ffi.new("cl_device_id *")) == 0:
+        return "ocl"
+    if lib.dnnl_ze_interop_engine_get_device(engine, ffi.new("ze_device_handle_t *")) == 0:
+        return "ze"
+    return "native"
+
+
+def _engine_of(c_engine: CData, engine: Engine | None, what: str) -> Engine:
+    """The Engine for ``c_engine``, the engine C says ``what`` was made on.
+
+    ``engine`` given: checked to be that engine. Otherwise the Engine of this
+    binding that holds it, or a new one borrowing it.
+    """
+    if engine is not None:
+        with using((engine, Engine, "engine")) as ours:
+            if ours != c_engine:
+                raise ValueError(f"engine: {what} was made on another engine than this one")
+        return engine
+    known, holder = holder_of(address_of(c_engine))
+    if known and isinstance(holder, Engine) and not holder.closed:
+        return holder
+    return Engine.from_handle(c_engine, owned=False)

@@ -119,6 +119,9 @@ def default_directory() -> Path:
     The platform's location comes from ``platformdirs.user_cache_dir``
     (``$XDG_CACHE_HOME/dnnl-interop/blobs`` or ``~/.cache/dnnl-interop/blobs``
     on Linux). Nothing is created here.
+
+    Raises:
+        ImportError: platformdirs is not installed (it is a dependency of this package).
     """
     import platformdirs
 
@@ -160,6 +163,10 @@ def compose_key(engine_blob_id, primitive_blob_id) -> bytes:
     string length, never with these bytes).
 
     Both ids are bytes-like and must not be empty (``ValueError``).
+
+    Raises:
+        TypeError: an id is not bytes-like (a str must be encoded first).
+        ValueError: an id is empty.
     """
     engine = _bytes_argument("engine_blob_id", engine_blob_id)
     primitive = _bytes_argument("primitive_blob_id", primitive_blob_id)
@@ -184,6 +191,8 @@ class Entry:
     ``last_used`` the time of its last write or hit, in seconds since the
     epoch; ``path`` its file. Listing reads only headers: ``verify()`` reads
     and checks whole entries.
+
+    Raises nothing: a record the store makes when listing.
     """
 
     runtime: str
@@ -195,13 +204,20 @@ class Entry:
 
     @property
     def last_used_datetime(self) -> datetime.datetime:
-        """``last_used`` as an aware UTC datetime."""
+        """``last_used`` as an aware UTC datetime.
+
+        Raises:
+            OverflowError, OSError: ``last_used`` is out of the platform's range.
+        """
         return datetime.datetime.fromtimestamp(self.last_used, datetime.timezone.utc)
 
 
 @dataclass(frozen=True)
 class BadFile:
-    """A file found bad by ``verify()``/``prune()`` (and removed): its path and why."""
+    """A file found bad by ``verify()``/``prune()`` (and removed): its path and why.
+
+    Raises nothing: a record ``verify()`` and ``prune()`` make.
+    """
 
     path: Path
     reason: str
@@ -214,6 +230,8 @@ class VerifyReport:
     ``ok``: the entries that passed every check; ``bad``: the files that
     failed one (all removed); ``stale_temp_files``: temporary files of killed
     writers, older than the store's ``stale_temp_age``, removed.
+
+    Raises nothing: a record ``verify()`` makes.
     """
 
     ok: tuple[Entry, ...]
@@ -222,7 +240,10 @@ class VerifyReport:
 
     @property
     def clean(self) -> bool:
-        """True when no bad entry was found."""
+        """True when no bad entry was found.
+
+        Raises nothing.
+        """
         return not self.bad
 
 
@@ -239,6 +260,12 @@ class CacheBlobStore:
     ``stale_temp_age`` is the age in seconds after which a leftover temporary
     file counts as abandoned. See the module documentation for the format and
     the guarantees.
+
+    Raises:
+        TypeError: ``directory`` is neither a str, a path nor None.
+        ValueError: ``directory`` contains a NUL byte, ``max_blob_size`` is not a positive int,
+            or ``stale_temp_age`` is negative or not a number.
+        ImportError: ``directory`` is None and platformdirs is not installed.
     """
 
     def __init__(self, directory=None, *, max_blob_size: int = DEFAULT_MAX_BLOB_SIZE,
@@ -262,24 +289,38 @@ class CacheBlobStore:
 
     @property
     def directory(self) -> Path:
-        """The directory holding the entries."""
+        """The directory holding the entries.
+
+        Raises nothing.
+        """
         return self._directory
 
     @property
     def max_blob_size(self) -> int:
-        """The largest blob this store writes or returns, in bytes."""
+        """The largest blob this store writes or returns, in bytes.
+
+        Raises nothing.
+        """
         return self._max_blob_size
 
     @property
     def stale_temp_age(self) -> float:
-        """Seconds after which a leftover temporary file is removed by maintenance calls."""
+        """Seconds after which a leftover temporary file is removed by maintenance calls.
+
+        Raises nothing.
+        """
         return self._stale_temp_age
 
     def __repr__(self) -> str:
         return f"CacheBlobStore({str(self._directory)!r})"
 
     def path_for(self, runtime: str, key) -> Path:
-        """The file that holds (or would hold) the entry of ``(runtime, key)``."""
+        """The file that holds (or would hold) the entry of ``(runtime, key)``.
+
+        Raises:
+            TypeError: ``key`` is not bytes-like.
+            ValueError: ``runtime`` is not ``'ocl'`` or ``'ze'``, or ``key`` is empty.
+        """
         runtime = _runtime_argument(runtime)
         return self._directory / _entry_name(runtime, _bytes_argument("key", key))
 
@@ -529,6 +570,9 @@ class CacheBlobStore:
         Reads headers and keys only (checksums are checked by ``get`` and
         ``verify``); files that are not sound entries are left out. An absent
         directory has no entries; one that cannot be listed raises ``OSError``.
+
+        Raises:
+            OSError: the directory exists but cannot be listed or read.
         """
         found, _ = self._scan()
         return sorted((entry for _, entry, _, _ in found if entry is not None),

@@ -88,6 +88,14 @@ def get_engine_cache_blob_id(device: object) -> bytes:
 
     Engines whose devices have equal ids can share a cache blob. ``device``
     is a ``pyopencl.Device``, an int ``cl_device_id`` or a cffi pointer.
+
+    Raises:
+        TypeError: ``device`` is None, or not a cl_device_id (another runtime's or kind's
+            handle, a str, ...).
+        ValueError: ``device`` is a NULL handle.
+        DnnlError: oneDNN cannot describe the device.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     return query_then_fill(
         _get_cache_blob_id,
@@ -97,7 +105,16 @@ def get_engine_cache_blob_id(device: object) -> bytes:
 
 
 def get_engine_cache_blob(engine: Engine) -> bytes:
-    """The engine's cache blob, to pass to :func:`make_engine` next time."""
+    """The engine's cache blob, to pass to :func:`make_engine` next time.
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     with explain_runtime("ocl", (engine, "engine")), \
             using((engine, Engine, "engine")) as c_engine:  # never NULL: oneDNN would crash on it
         return query_then_fill(
@@ -112,6 +129,19 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
 
     With ``cache_blob`` (from :func:`get_engine_cache_blob`) the engine skips
     querying the device; an empty blob is refused like in oneDNN.
+
+    Raises:
+        TypeError: ``device`` is None, or not a cl_device_id (another runtime's or kind's
+            handle, a str, ...).
+        ValueError: ``device`` is a NULL handle.
+        TypeError: ``context`` is not a cl_context, or ``cache_blob`` is not bytes-like.
+        ValueError: ``cache_blob`` is empty or malformed (its layout is checked before oneDNN
+            reads it).
+        InvalidArgumentsError: oneDNN refuses the device (not an Intel GPU, or not a device of
+            ``context``: the message describes it).
+        DnnlError: another failure oneDNN reports (its reason: ``ONEDNN_VERBOSE=check``).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     out = Engine._new_out()
     dev = required_handle(device, _CL_DEVICE, "device")
@@ -153,7 +183,17 @@ def _why_no_engine(device, context) -> str | None:
 
 
 def get_device(engine: Engine):
-    """The engine's device as a ``pyopencl.Device``."""
+    """The engine's device as a ``pyopencl.Device``.
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+        ImportError: pyopencl is not installed.
+    """
     address = get_address(
         lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device", engine, Engine, "engine", "cl_device_id", "ocl"
     )
@@ -161,7 +201,17 @@ def get_device(engine: Engine):
 
 
 def get_context(engine: Engine):
-    """The engine's context as a ``pyopencl.Context`` (with its own reference)."""
+    """The engine's context as a ``pyopencl.Context`` (with its own reference).
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+        ImportError: pyopencl is not installed.
+    """
     address = get_address(
         lib.dnnl_ocl_interop_engine_get_context, "dnnl_ocl_interop_engine_get_context",
         engine, Engine, "engine", "cl_context", "ocl",
@@ -173,6 +223,16 @@ def make_stream(engine: Engine, queue: object) -> Stream:
     """A stream on an OpenCL queue of the engine's device and context.
 
     The queue's order (in-order or out-of-order) is the stream's order.
+
+    Raises:
+        TypeError: ``queue`` is None, or not a cl_command_queue (another runtime's or kind's
+            handle, a str, ...).
+        ValueError: ``queue`` is a NULL handle.
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not an OpenCL engine, or oneDNN refuses the queue.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     c_queue = required_handle(queue, "cl_command_queue", "queue")
     out = Stream._new_out()
@@ -182,7 +242,17 @@ def make_stream(engine: Engine, queue: object) -> Stream:
 
 
 def get_command_queue(stream: Stream):
-    """The stream's queue as a ``pyopencl.CommandQueue`` (own reference)."""
+    """The stream's queue as a ``pyopencl.CommandQueue`` (own reference).
+
+    Raises:
+        TypeError: ``stream`` is not a :class:`~dnnl_interop.Stream`.
+        ClosedObjectError: ``stream`` is closed.
+        InvalidArgumentsError: ``stream`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_stream`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+        ImportError: pyopencl is not installed.
+    """
     address = get_address(
         lib.dnnl_ocl_interop_stream_get_command_queue, "dnnl_ocl_interop_stream_get_command_queue",
         stream, Stream, "stream", "cl_command_queue", "ocl",
@@ -203,6 +273,16 @@ def make_memory(
     memory, a USM pointer for ``USM`` memory (an int, a cffi pointer, or a
     host view of shared USM such as a numpy array), or a sequence of those
     for descriptors with several buffers (an empty sequence allocates each).
+
+    Raises:
+        TypeError: ``desc`` is not a MemoryDesc, ``engine`` not an Engine, ``kind`` not a
+            :class:`MemoryKind`, or a handle is of another kind (a host array for a ``cl_mem``).
+        ValueError: a pyopencl buffer is too small or of another OpenCL context than the
+            engine's, or a host view of USM does not fit the descriptor.
+        ClosedObjectError: ``desc`` or ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not an OpenCL engine, or oneDNN refuses the memory.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     return _make_memory(None, desc, engine, kind, handle)
 
@@ -260,7 +340,16 @@ register_memory_maker("ocl", lambda memory, desc, engine, buffer: _make_memory(
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
-    """Whether the memory holds a USM pointer or an OpenCL buffer."""
+    """Whether the memory holds a USM pointer or an OpenCL buffer.
+
+    Raises:
+        TypeError: ``memory`` is not a :class:`~dnnl_interop.Memory`.
+        ClosedObjectError: ``memory`` is closed.
+        InvalidArgumentsError: ``memory`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_memory`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
     with explain_runtime("ocl", (memory, "memory")), using((memory, Memory, "memory")) as c_memory:
         check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
@@ -272,6 +361,16 @@ def get_mem_object(memory: Memory):
 
     USM memory has no buffer: oneDNN would hand back its pointer as a
     ``cl_mem``, which is refused here (``memory.data_handle`` is the pointer).
+
+    Raises:
+        ValueError: the memory is USM memory, which has no cl_mem.
+        TypeError: ``memory`` is not a :class:`~dnnl_interop.Memory`.
+        ClosedObjectError: ``memory`` is closed.
+        InvalidArgumentsError: ``memory`` is not of an OpenCL engine (the message says which it
+            is and that ``ocl.make_memory`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+        ImportError: pyopencl is not installed.
     """
     if get_memory_kind(memory) == MemoryKind.USM:
         raise ValueError("memory: USM memory has no cl_mem; memory.data_handle is its USM pointer")
@@ -288,6 +387,16 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     """Make the memory use ``buffer`` (oneDNN retains it; None clears).
 
     Waits first for submitted work that uses this memory.
+
+    Raises:
+        TypeError: ``memory`` is not a Memory, or ``buffer`` is not a cl_mem (a host array,
+            say).
+        ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, or of another OpenCL context
+            than the memory's engine.
+        ClosedObjectError: ``memory`` is closed.
+        InvalidArgumentsError: the memory is not OpenCL memory, or oneDNN refuses the buffer.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     with using((memory, Memory, "memory")):  # open, before reading what it holds
         size, data_type = memory._size, memory.desc.data_type
@@ -315,6 +424,20 @@ def execute(
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
     reference is the caller's), or None on an in-order queue. Everything the
     work uses stays alive until ``stream.wait()`` or the stream's close.
+
+    Raises:
+        TypeError: ``deps`` is not a sequence of events, an event is of another kind, ``stream``
+            is not a Stream or ``args`` not a mapping of ``ARG_*`` ints to Memory (or None).
+        ValueError: a memory has no buffer or is smaller than the primitive's descriptor at its
+            argument.
+        ClosedObjectError: the primitive, the stream or a memory is closed.
+        InvalidArgumentsError: oneDNN refuses the execution (the message names a stream of
+            another runtime, a missing argument or an object on another engine when the binding
+            can tell).
+        DnnlError: another failure oneDNN reports.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+        ValueError: an event of ``deps`` is of another OpenCL context than the stream's engine.
     """
     if isinstance(deps, (str, bytes)) or not isinstance(deps, Iterable):
         raise TypeError(f"deps: expected a sequence of OpenCL events, got {type(deps).__name__}")
@@ -356,6 +479,14 @@ def make_engine_cached(device: object, context: object, store=None) -> Engine:
     None for the default store (in ``dnnl_interop.cache.default_directory()``).
     A store that cannot be read or written logs a warning (logger
     ``dnnl_interop.cache``) and never fails the creation.
+
+    Raises:
+        TypeError: ``store`` is neither a :class:`~dnnl_interop.CacheBlobStore` nor None, or a
+            handle is of another kind (as in :func:`make_engine`).
+        DnnlError: oneDNN cannot make the engine afresh (a refused blob is not an error; the
+            store never fails the creation).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     from ._cached import make_engine_cached as cached
 

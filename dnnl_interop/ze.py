@@ -76,6 +76,11 @@ class ZeHandle(Handle):
     ``int(h)`` is the address, ``h.ptr`` the typed cffi pointer; equal
     handles are of the same kind at the same address. It does not keep the
     native object alive.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
     """
 
     __slots__ = ()
@@ -83,35 +88,65 @@ class ZeHandle(Handle):
 
 
 class Driver(ZeHandle):
-    """A ``ze_driver_handle_t``."""
+    """A ``ze_driver_handle_t``.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
+    """
 
     __slots__ = ()
     _ctype = "ze_driver_handle_t"
 
 
 class Device(ZeHandle):
-    """A ``ze_device_handle_t``."""
+    """A ``ze_device_handle_t``.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
+    """
 
     __slots__ = ()
     _ctype = "ze_device_handle_t"
 
 
 class Context(ZeHandle):
-    """A ``ze_context_handle_t``."""
+    """A ``ze_context_handle_t``.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
+    """
 
     __slots__ = ()
     _ctype = "ze_context_handle_t"
 
 
 class CommandList(ZeHandle):
-    """A ``ze_command_list_handle_t``."""
+    """A ``ze_command_list_handle_t``.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
+    """
 
     __slots__ = ()
     _ctype = "ze_command_list_handle_t"
 
 
 class Event(ZeHandle):
-    """A ``ze_event_handle_t``."""
+    """A ``ze_event_handle_t``.
+
+    Raises:
+        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
+            with ``int_ptr``/``__int__``.
+        ValueError: the address is negative or does not fit a pointer.
+    """
 
     __slots__ = ()
     _ctype = "ze_event_handle_t"
@@ -134,6 +169,17 @@ def get_engine_cache_blob_id(driver: object, device: object) -> bytes:
 
     Engines on devices with equal ids can share a cache blob. Without a
     Level Zero loader oneDNN answers ``DnnlRuntimeError``.
+
+    Raises:
+        TypeError: ``driver`` is None, or not a ze.Driver handle (another runtime's or kind's
+            handle, a str, ...).
+        ValueError: ``driver`` is a NULL handle.
+        TypeError: ``device`` is None, or not a ze.Device handle (another runtime's or kind's
+            handle, a str, ...).
+        DnnlRuntimeError: no Level Zero loader is found (oneDNN answers RUNTIME_ERROR).
+        DnnlError: another failure oneDNN reports.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     return query_then_fill(
         lib.dnnl_ze_interop_engine_get_cache_blob_id,
@@ -148,6 +194,14 @@ def get_engine_cache_blob(engine: Engine) -> bytes:
 
     ``engine`` must be an open :class:`Engine` (oneDNN crashes on NULL, so
     None is refused here); a non-Level-Zero engine gives InvalidArgumentsError.
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+            it is and that ``ze.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     with explain_runtime("ze", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         return query_then_fill(
@@ -171,6 +225,21 @@ def make_engine(
     neither owns nor retains the driver, device or context: the objects
     passed are kept alive by the returned engine, but native handles given
     as ints must be kept alive by the caller until the engine is closed.
+
+    Raises:
+        TypeError: ``driver`` is None, or not a ze.Driver handle (another runtime's or kind's
+            handle, a str, ...).
+        ValueError: ``driver`` is a NULL handle.
+        TypeError: ``device`` or ``context`` is of another kind, or ``cache_blob`` is not bytes-
+            like.
+        ValueError: ``cache_blob`` is empty or malformed (its layout is checked before oneDNN
+            reads it).
+        InvalidArgumentsError: oneDNN refuses the device (not a root device of the first
+            driver).
+        DnnlRuntimeError: no Level Zero loader is found.
+        DnnlError: another failure oneDNN reports (its reason: ``ONEDNN_VERBOSE=check``).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     drv = _handle(driver, Driver, "driver")
     dev = _handle(device, Device, "device")
@@ -194,7 +263,16 @@ def make_engine(
 
 
 def get_driver(engine: Engine) -> Driver | None:
-    """The engine's Level Zero driver."""
+    """The engine's Level Zero driver.
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+            it is and that ``ze.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     return Driver._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_driver, "dnnl_ze_interop_engine_get_driver",
         engine, Engine, "engine", Driver._ctype, "ze",
@@ -202,7 +280,16 @@ def get_driver(engine: Engine) -> Driver | None:
 
 
 def get_device(engine: Engine) -> Device | None:
-    """The engine's Level Zero device."""
+    """The engine's Level Zero device.
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+            it is and that ``ze.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     return Device._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_device, "dnnl_ze_interop_engine_get_device",
         engine, Engine, "engine", Device._ctype, "ze",
@@ -210,7 +297,16 @@ def get_device(engine: Engine) -> Device | None:
 
 
 def get_context(engine: Engine) -> Context | None:
-    """The engine's Level Zero context (the user's, not owned by oneDNN)."""
+    """The engine's Level Zero context (the user's, not owned by oneDNN).
+
+    Raises:
+        TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+            it is and that ``ze.make_engine`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     return Context._from_cdata(get_handle(
         lib.dnnl_ze_interop_engine_get_context, "dnnl_ze_interop_engine_get_context",
         engine, Engine, "engine", Context._ctype, "ze",
@@ -227,6 +323,17 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
     the object passed is kept alive by the stream, the native list must be
     kept alive by the caller. ``profiling`` enables kernel profiling where
     the library supports it (release builds ignore it).
+
+    Raises:
+        TypeError: ``command_list`` is None, or not a ze.CommandList handle (another runtime's
+            or kind's handle, a str, ...).
+        ValueError: ``command_list`` is a NULL handle.
+        TypeError: ``engine`` is not an Engine, or ``profiling`` not a bool.
+        ClosedObjectError: ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine, or oneDNN refuses the
+            list.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     lst = _handle(command_list, CommandList, "command_list")
     if not isinstance(profiling, (bool, int)):
@@ -241,7 +348,16 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
 
 
 def get_list(stream: Stream) -> CommandList | None:
-    """The stream's Level Zero command list."""
+    """The stream's Level Zero command list.
+
+    Raises:
+        TypeError: ``stream`` is not a :class:`~dnnl_interop.Stream`.
+        ClosedObjectError: ``stream`` is closed.
+        InvalidArgumentsError: ``stream`` is not of a Level Zero engine (the message says which
+            it is and that ``ze.make_stream`` makes one).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
+    """
     return CommandList._from_cdata(get_handle(
         lib.dnnl_ze_interop_stream_get_list, "dnnl_ze_interop_stream_get_list",
         stream, Stream, "stream", CommandList._ctype, "ze",
@@ -263,6 +379,17 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
     used). oneDNN does not own user pointers: the objects passed are kept
     alive by the memory, the native allocation must be kept alive by the
     caller. ``Memory.data_handle`` reads the pointer back.
+
+    Raises:
+        TypeError: ``desc`` is not a MemoryDesc, ``engine`` not an Engine, or a handle is no USM
+            pointer (another kind of handle, a read-only buffer).
+        ValueError: a host view of USM is too small or of another item type, or a list has more
+            handles than the descriptor has buffers.
+        ClosedObjectError: ``desc`` or ``engine`` is closed.
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine, or oneDNN refuses the
+            memory.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     return _make_memory(None, desc, engine, handles)
 
@@ -297,6 +424,19 @@ def execute(
     its wait list, so the caller keeps them alive until the list has run.
     Returns the :class:`Event` oneDNN reports, or None; oneDNN 3.13 always
     reports none (NULL) on interop streams, which are in-order.
+
+    Raises:
+        TypeError: ``deps`` is not a sequence of events, an event is of another kind, ``stream``
+            is not a Stream or ``args`` not a mapping of ``ARG_*`` ints to Memory (or None).
+        ValueError: a memory has no buffer or is smaller than the primitive's descriptor at its
+            argument.
+        ClosedObjectError: the primitive, the stream or a memory is closed.
+        InvalidArgumentsError: oneDNN refuses the execution (the message names a stream of
+            another runtime, a missing argument or an object on another engine when the binding
+            can tell).
+        DnnlError: another failure oneDNN reports.
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     if isinstance(deps, (str, bytes)) or not isinstance(deps, Iterable):
         raise TypeError(f"deps: expected a sequence of Level Zero events, got {type(deps).__name__}")
@@ -326,6 +466,14 @@ def make_engine_cached(driver: object, device: object, context: object, store=No
     that does not give the blob back) or a miss makes it afresh and saves its
     blob. ``store`` None is the default store. The store never fails the
     creation.
+
+    Raises:
+        TypeError: ``store`` is neither a :class:`~dnnl_interop.CacheBlobStore` nor None, or a
+            handle is of another kind (as in :func:`make_engine`).
+        DnnlError: oneDNN cannot make the engine afresh (a refused blob is not an error; the
+            store never fails the creation).
+        LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
+            function.
     """
     from ._cached import make_engine_cached as cached
 

@@ -267,7 +267,7 @@ def test_the_checker_passes_real_onednn_blob_id_function(real_dnnl, cl_device):
     assert report.size == len(report.payload) > 3
 
 
-def real_cache_blob_functions_on_the_emulated_gpu() -> list[tuple[str, int, bool]]:
+def real_cache_blob_functions_on_the_emulated_gpu() -> list[tuple[str, int, bool, bytes]]:
     from dnnl_interop import ocl
 
     gpu = emulated_gpu.enable()
@@ -276,12 +276,12 @@ def real_cache_blob_functions_on_the_emulated_gpu() -> list[tuple[str, int, bool
     blob = check_size_query_protocol(lib.dnnl_ocl_interop_engine_get_cache_blob, engine.handle)
     blob_id = check_size_query_protocol(lib.dnnl_ocl_interop_engine_get_cache_blob_id, device)
     return [
-        (blob.function, blob.size, blob.payload == ocl.get_engine_cache_blob(engine)),
-        (blob_id.function, blob_id.size, blob_id.payload == ocl.get_engine_cache_blob_id(gpu.device)),
+        (blob.function, blob.size, blob.payload == ocl.get_engine_cache_blob(engine), blob.payload),
+        (blob_id.function, blob_id.size, blob_id.payload == ocl.get_engine_cache_blob_id(gpu.device), blob_id.payload),
     ]
 
 
-def real_cache_blob_functions_on_emulated_level_zero() -> list[tuple[str, int, bool]]:
+def real_cache_blob_functions_on_emulated_level_zero() -> list[tuple[str, int, bool, bytes]]:
     from dnnl_interop import ze
 
     lz = emulated_level_zero.enable()
@@ -290,8 +290,9 @@ def real_cache_blob_functions_on_emulated_level_zero() -> list[tuple[str, int, b
     blob = check_size_query_protocol(lib.dnnl_ze_interop_engine_get_cache_blob, engine.handle)
     blob_id = check_size_query_protocol(lib.dnnl_ze_interop_engine_get_cache_blob_id, driver, device)
     return [
-        (blob.function, blob.size, blob.payload == ze.get_engine_cache_blob(engine)),
-        (blob_id.function, blob_id.size, blob_id.payload == ze.get_engine_cache_blob_id(lz.driver, lz.device)),
+        (blob.function, blob.size, blob.payload == ze.get_engine_cache_blob(engine), blob.payload),
+        (blob_id.function, blob_id.size, blob_id.payload == ze.get_engine_cache_blob_id(lz.driver, lz.device),
+         blob_id.payload),
     ]
 
 
@@ -301,15 +302,20 @@ def real_cache_blob_functions_on_emulated_level_zero() -> list[tuple[str, int, b
      (emulated_level_zero.run_in_child, real_cache_blob_functions_on_emulated_level_zero, "ze")],
     ids=["opencl", "level-zero"],
 )
-def test_the_checker_passes_real_onednn_cache_blob_functions_on_emulated_gpus(runner, check, runtime):
+def test_the_checker_passes_real_onednn_cache_blob_functions_on_emulated_gpus(real_dnnl, runner, check, runtime):
     """On real oneDNN, emulated GPU (a child process each): the engine cache
-    blob and blob id functions of both runtimes keep the rules, and the bytes
-    the checker saw are the binding's."""
-    results = runner(check, timeout=120)
-    assert [name for name, _, _ in results] == [
+    blob and blob id functions of both runtimes keep the rules, the bytes the
+    checker saw are the binding's, and they have the layouts the strategies
+    draw (engine_cache_blobs, blob_ids of that runtime)."""
+    from test_blob_id import parse_blob_id
+
+    (blob_name, _, blob_same, blob), (id_name, _, id_same, blob_id) = runner(check, timeout=120)
+    assert (blob_name, id_name) == (
         f"dnnl_{runtime}_interop_engine_get_cache_blob", f"dnnl_{runtime}_interop_engine_get_cache_blob_id"
-    ]
-    assert all(size > 3 and same for _, size, same in results), results
+    )
+    assert blob_same and id_same
+    check_engine_cache_blob(blob, (3, 13))
+    assert parse_blob_id(blob_id, runtime).hash == dnnl_interop.version().hash
 
 
 # --- the strategies ---------------------------------------------------------------------

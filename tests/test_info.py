@@ -19,7 +19,12 @@ import pytest
 
 from conftest import LIBRARY_3_11, REAL_LIBRARY
 from dnnl_interop import ocl
+from dnnl_interop._library import FUNCTIONS
+from dnnl_interop._target import TARGET_ONEDNN
 
+# How many entry points each interop API has: what the headers declare.
+OCL_COUNT = sum(name.startswith("dnnl_ocl_interop_") for name in FUNCTIONS)
+ZE_COUNT = sum(name.startswith("dnnl_ze_interop_") for name in FUNCTIONS)
 ZE_CACHE_BLOB_FUNCTIONS = (
     "dnnl_ze_interop_engine_get_cache_blob_id",
     "dnnl_ze_interop_engine_get_cache_blob",
@@ -96,10 +101,10 @@ def json_run():
 def test_text_names_the_library_and_its_version(text_run, json_run, real_dnnl):
     no_traceback(text_run)
     assert f"library:             {real_dnnl.path}\n" in text_run.stdout
-    assert f"version:             3.13.2 ({real_dnnl.version.hash})" in text_run.stdout
+    assert f"version:             {TARGET_ONEDNN} ({real_dnnl.version.hash})" in text_run.stdout
     assert "CPU runtime:         SYCL" in text_run.stdout
-    assert "OpenCL interop:      complete: 14/14 dnnl_ocl_interop_* entry points" in text_run.stdout
-    assert "Level Zero interop:  complete: 11/11 dnnl_ze_interop_* entry points" in text_run.stdout
+    assert f"OpenCL interop:      complete: {OCL_COUNT}/{OCL_COUNT} dnnl_ocl_interop_* entry points" in text_run.stdout
+    assert f"Level Zero interop:  complete: {ZE_COUNT}/{ZE_COUNT} dnnl_ze_interop_* entry points" in text_run.stdout
     assert json_run["onednn"]["preloaded"]
     for path in json_run["onednn"]["preloaded"]:
         assert f" {path}\n" in text_run.stdout
@@ -138,7 +143,7 @@ def test_json_has_the_same_facts(json_run, real_dnnl, cl):
     onednn = json_run["onednn"]
     assert onednn["loaded"] is True
     assert onednn["path"] == real_dnnl.path
-    assert onednn["version"] == "3.13.2"
+    assert onednn["version"] == TARGET_ONEDNN
     assert onednn["hash"] == real_dnnl.version.hash
     assert (onednn["cpu_runtime"], onednn["gpu_runtime"]) == ("SYCL", "SYCL")
     # A fresh process opens the wheel's libraries beside libdnnl first, the
@@ -147,7 +152,7 @@ def test_json_has_the_same_facts(json_run, real_dnnl, cl):
     assert all(Path(path).parent == REAL_LIBRARY.parent for path in onednn["preloaded"])
     assert str(REAL_LIBRARY.parent / "libOpenCL.so.1") in onednn["preloaded"]
     assert onednn["error"] is None and onednn["attempts"] == []
-    for key, total in (("opencl", 14), ("level_zero", 11)):
+    for key, total in (("opencl", OCL_COUNT), ("level_zero", ZE_COUNT)):
         interop = onednn["interop"][key]
         assert interop["status"] == "complete"
         assert interop["functions"] == total == len(interop["present"])
@@ -197,7 +202,7 @@ def test_console_script_runs_the_same_command():
         [str(script), "info", "--json"], env=_env(), capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["onednn"]["version"] == "3.13.2"
+    assert json.loads(result.stdout)["onednn"]["version"] == TARGET_ONEDNN
 
 
 # --- the CPU engine and the registration of Intel's CPU OpenCL driver ----------------
@@ -357,13 +362,13 @@ def test_library_3_11_has_opencl_interop_but_no_level_zero():
     assert onednn["interop"]["opencl"]["missing"] == []
     level_zero = onednn["interop"]["level_zero"]
     assert level_zero["status"] == "absent"
-    assert level_zero["present"] == [] and len(level_zero["missing"]) == 11
+    assert level_zero["present"] == [] and len(level_zero["missing"]) == ZE_COUNT
     assert all(name.startswith("dnnl_ze_interop_") for name in level_zero["missing"])
 
     as_text = run("info", env=env)
     assert as_text.returncode == 0
-    assert "OpenCL interop:      complete: 14/14" in as_text.stdout
-    assert "Level Zero interop:  absent: 0/11" in as_text.stdout
+    assert f"OpenCL interop:      complete: {OCL_COUNT}/{OCL_COUNT}" in as_text.stdout
+    assert f"Level Zero interop:  absent: 0/{ZE_COUNT}" in as_text.stdout
 
 
 def test_a_partial_level_zero_set_names_the_missing_functions(json_run):
@@ -376,7 +381,8 @@ def test_a_partial_level_zero_set_names_the_missing_functions(json_run):
     level_zero["present"] = [n for n in level_zero["present"] if n not in ZE_CACHE_BLOB_FUNCTIONS]
     level_zero["status"] = "partial"
     text = _info.render_text(facts)
-    assert "Level Zero interop:  partial: 8/11 dnnl_ze_interop_* entry points" in text
+    present = ZE_COUNT - len(ZE_CACHE_BLOB_FUNCTIONS)
+    assert f"Level Zero interop:  partial: {present}/{ZE_COUNT} dnnl_ze_interop_* entry points" in text
     for name in ZE_CACHE_BLOB_FUNCTIONS:
         assert f"missing {name}\n" in text
 
@@ -391,7 +397,7 @@ def test_no_opencl_platform_is_a_warning_and_exits_0(tmp_path):
     no_traceback(result)
     assert "NO PLATFORMS" in result.stdout
     assert "warning: pyopencl lists no OpenCL platform" in result.stderr
-    assert "version:             3.13.2" in result.stdout  # oneDNN still reported
+    assert f"version:             {TARGET_ONEDNN}" in result.stdout  # oneDNN still reported
     assert "CPU engine:          yes" in result.stdout
 
     facts = json.loads(run("info", "--json", env=env).stdout)
@@ -415,7 +421,7 @@ def test_without_pyopencl_info_warns_and_exits_0_since_onednn_works():
     assert "pyopencl cannot be imported" in result.stdout
     assert "warning: pyopencl cannot be imported" in result.stderr
     assert "    fix: pip install pyopencl\n" in result.stdout
-    assert "version:             3.13.2" in result.stdout
+    assert f"version:             {TARGET_ONEDNN}" in result.stdout
     assert "CPU engine:          yes" in result.stdout
 
 
@@ -508,7 +514,7 @@ def test_info_emulated_level_zero_shows_the_driver_and_device_as_oneDNN_sees_the
         "opencl_device": here["opencl_device"],
     }
     assert here["ip_version"] == emulated_level_zero.IP_VERSION
-    assert facts["onednn"]["version"] == "3.13.2" and facts["onednn"]["error"] is None
+    assert facts["onednn"]["version"] == TARGET_ONEDNN and facts["onednn"]["error"] is None
 
 
 def test_info_emulated_level_zero_makes_an_engine_that_gives_its_handles_back(level_zero_json, level_zero_here):

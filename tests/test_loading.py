@@ -23,38 +23,14 @@ import dnnl_interop
 from conftest import LIBRARY_3_11, REAL_LIBRARY, ROOT
 from dnnl_interop import Runtime, Version
 from dnnl_interop._ffi import ffi, lib
+from dnnl_interop._library import FUNCTIONS
+from dnnl_interop._target import TARGET_MAJOR_MINOR, TARGET_ONEDNN
 
 VENV_LIB = Path(sys.prefix) / "lib"
 REAL_PATH = os.path.realpath(REAL_LIBRARY)
-OCL_FUNCTIONS = (
-    "dnnl_ocl_interop_memory_create",
-    "dnnl_ocl_interop_memory_create_v2",
-    "dnnl_ocl_interop_memory_get_memory_kind",
-    "dnnl_ocl_interop_memory_get_mem_object",
-    "dnnl_ocl_interop_memory_set_mem_object",
-    "dnnl_ocl_interop_engine_get_cache_blob_id",
-    "dnnl_ocl_interop_engine_get_cache_blob",
-    "dnnl_ocl_interop_engine_create_from_cache_blob",
-    "dnnl_ocl_interop_engine_create",
-    "dnnl_ocl_interop_engine_get_context",
-    "dnnl_ocl_interop_get_device",
-    "dnnl_ocl_interop_stream_create",
-    "dnnl_ocl_interop_stream_get_command_queue",
-    "dnnl_ocl_interop_primitive_execute",
-)
-ZE_FUNCTIONS = (
-    "dnnl_ze_interop_engine_get_cache_blob_id",
-    "dnnl_ze_interop_engine_get_cache_blob",
-    "dnnl_ze_interop_engine_create_from_cache_blob",
-    "dnnl_ze_interop_engine_create",
-    "dnnl_ze_interop_engine_get_context",
-    "dnnl_ze_interop_engine_get_device",
-    "dnnl_ze_interop_engine_get_driver",
-    "dnnl_ze_interop_stream_create",
-    "dnnl_ze_interop_stream_get_list",
-    "dnnl_ze_interop_memory_create",
-    "dnnl_ze_interop_primitive_execute",
-)
+# The interop entry points the headers declare (the function table's order).
+OCL_FUNCTIONS = tuple(name for name in FUNCTIONS if name.startswith("dnnl_ocl_interop_"))
+ZE_FUNCTIONS = tuple(name for name in FUNCTIONS if name.startswith("dnnl_ze_interop_"))
 PLATFORMS = {"Portable Computing Language", "Intel(R) OpenCL"}
 
 PRELUDE = """
@@ -302,17 +278,23 @@ def test_no_library_anywhere_lists_every_place_tried(tmp_path):
 # --- an older oneDNN -------------------------------------------------------------------
 
 
-def test_onednn_3_11_lacks_only_level_zero(pocl_device):
-    """Bound to oneDNN 3.11: exactly the 11 dnnl_ze_* functions are missing;
-    calling one raises MissingFunctionError naming the function, the library
-    and 3.11; OpenCL interop still works, and is really 3.11's."""
+def test_onednn_3_11_lacks_level_zero(pocl_device):
+    """Bound to oneDNN 3.11: the missing functions are exactly those its
+    library does not export (asked through ctypes, apart from the binding),
+    every dnnl_ze_* one among them; calling one raises MissingFunctionError
+    naming the function, the library and 3.11; every OpenCL function it
+    exports can be called, and OpenCL interop works and is really 3.11's."""
     assert LIBRARY_3_11.exists(), f"{LIBRARY_3_11} missing: run scripts/setup-env.sh"
     env = clean_env(DNNL_INTEROP_LIBRARY=str(LIBRARY_3_11), LD_LIBRARY_PATH=str(VENV_LIB))
     result = child_report(
         """
+        import ctypes
         import dnnl_interop
         from dnnl_interop._ffi import ffi, lib
+        from dnnl_interop._library import FUNCTIONS
         library = dnnl_interop.load_library()
+        exported = ctypes.CDLL(library.path)
+        unexported = [name for name in FUNCTIONS if not hasattr(exported, name)]
         try:
             dnnl_interop.ze.get_engine_cache_blob_id(1, 2)
             error = None
@@ -332,17 +314,22 @@ def test_onednn_3_11_lacks_only_level_zero(pocl_device):
         blob = dnnl_interop.ocl.get_engine_cache_blob_id(pocl[0].get_devices()[0])
         version = dnnl_interop.version()
         report(path=os.path.realpath(library.path), version=list(version[:3]), text=version.number,
+               unexported=unexported,
                hash=version.hash, missing=list(library.missing), error=error, raw=raw,
                has_ze=dnnl_interop.has_function("dnnl_ze_interop_engine_create"),
-               has_ocl=[dnnl_interop.has_function(n) for n in {ocl!r}],
+               has_ocl={n: dnnl_interop.has_function(n) for n in {ocl!r}},
                blob_has_hash=version.hash.encode() in blob, blob=len(blob))
         """.replace("{ocl!r}", repr(OCL_FUNCTIONS)),
         env=env,
     )
     assert result["path"] == os.path.realpath(LIBRARY_3_11)
     assert result["version"][:2] == [3, 11] and result["text"].startswith("3.11.")
-    assert sorted(result["missing"]) == sorted(ZE_FUNCTIONS)
-    assert result["has_ze"] is False and all(result["has_ocl"])
+    assert sorted(result["missing"]) == sorted(result["unexported"])
+    assert set(ZE_FUNCTIONS) <= set(result["missing"])
+    assert result["has_ze"] is False
+    callable_ocl = {name for name, has in result["has_ocl"].items() if has}
+    assert callable_ocl == set(OCL_FUNCTIONS) - set(result["unexported"])
+    assert "dnnl_ocl_interop_engine_get_cache_blob_id" in callable_ocl
     error = result["error"]
     assert error is not None and error["type"] == "MissingFunctionError"
     assert error["not_implemented"] and error["dnnl_error"] and error["missing"]
@@ -357,18 +344,18 @@ def test_onednn_3_11_lacks_only_level_zero(pocl_device):
 
 
 def test_version_of_the_wheel_library(real_dnnl):
-    """version() reports oneDNN 3.13.2 with SYCL CPU and GPU runtimes, as
+    """version() reports the targeted oneDNN (_target.py) with SYCL CPU and GPU runtimes, as
     dnnl_version() does, and the library lacks no declared function."""
     version = dnnl_interop.version()
     assert isinstance(version, Version)
     raw = lib.dnnl_version()
-    assert (version.major, version.minor, version.patch) == (3, 13, 2)
-    assert (raw.major, raw.minor, raw.patch) == (3, 13, 2)
+    assert f"{version.major}.{version.minor}.{version.patch}" == TARGET_ONEDNN
+    assert (raw.major, raw.minor) == TARGET_MAJOR_MINOR and f"{raw.major}.{raw.minor}.{raw.patch}" == TARGET_ONEDNN
     assert version.hash == ffi.string(raw.hash).decode()
     assert len(version.hash) == 40 and int(version.hash, 16) >= 0
     assert version.cpu_runtime is Runtime.SYCL and version.gpu_runtime is Runtime.SYCL
     assert raw.cpu_runtime == raw.gpu_runtime == lib.DNNL_RUNTIME_SYCL
-    assert version.number == "3.13.2"
+    assert version.number == TARGET_ONEDNN
     assert real_dnnl.version == version
     assert real_dnnl.missing == ()
     for name in OCL_FUNCTIONS + ZE_FUNCTIONS:
@@ -387,7 +374,7 @@ def test_load_library_is_once_per_process(real_dnnl, tmp_path):
         dnnl_interop.load_library(LIBRARY_3_11)
     assert real_dnnl.path in str(info.value)
     assert dnnl_interop.loaded_library() is real_dnnl
-    assert dnnl_interop.version().number == "3.13.2"
+    assert dnnl_interop.version().number == TARGET_ONEDNN
 
 
 # --- oneDNN's verbose output ----------------------------------------------------------------

@@ -19,6 +19,7 @@ import zipfile
 import pytest
 
 from conftest import ROOT
+from dnnl_interop._target import TARGET_ONEDNN
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +123,6 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
     assert package == str(tmp_path / "dnnl_interop")
     assert include == str(tmp_path / "dnnl_interop" / "headers")
     assert builder == "FFI"
-    assert version == "3.13.2"
+    assert version == TARGET_ONEDNN
     assert layer == str(tmp_path / "dnnl_interop" / "testing" / "libdnnl_interop_emulated_gpu.so")
     assert loadable == "True"

@@ -8,6 +8,11 @@ dependency order, with no ``LD_LIBRARY_PATH``.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import mmap
+    from types import ModuleType
+
 _SHT_DYNAMIC = 6
 _DT_NULL, _DT_NEEDED = 0, 1
 
@@ -25,7 +30,7 @@ def needed(path: str) -> list[str]:
         raise ValueError(f"malformed ELF file: {exc}") from None
 
 
-def _needed(path: str, struct) -> list[str]:
+def _needed(path: str, struct: ModuleType) -> list[str]:
     import mmap
 
     # Mapped, not read: only the pages holding the headers and the dynamic
@@ -37,7 +42,7 @@ def _needed(path: str, struct) -> list[str]:
             return _parse(data, struct)
 
 
-def _parse(data, struct) -> list[str]:
+def _parse(data: mmap.mmap, struct: ModuleType) -> list[str]:
     if data[:4] != b"\x7fELF":
         return []
     is64 = data[4] == 2

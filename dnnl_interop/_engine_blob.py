@@ -13,6 +13,10 @@ blobs by their id is for (``CacheBlobStore``).
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 # The layout of 3.13: (format, is a run of bools) after the leading
 # int gpu_arch and bool has_product [+ 3 ints of the product].
@@ -29,7 +33,7 @@ _FIELDS = (
 CHECKED_VERSIONS = ((3, 13),)
 
 
-def check_engine_cache_blob(blob, version: tuple[int, int], what: str = "cache_blob") -> None:
+def check_engine_cache_blob(blob: Buffer, version: tuple[int, int], what: str = "cache_blob") -> None:
     """Raise ValueError unless ``blob`` (bytes-like) is laid out as ``version`` writes one."""
     if tuple(version) not in CHECKED_VERSIONS:
         return  # another release's layout: left to oneDNN

@@ -17,7 +17,9 @@ from .core import _INTEROP_MEMORY, MEMORY_ALLOCATE, Engine, Memory, MemoryDesc
 from .errors import InvalidArgumentsError, make_error
 
 if TYPE_CHECKING:
-    from ._ffi import CData
+    from types import TracebackType
+
+    from ._ffi import CData, CType
 
 # A getter of the C API: status = function(object handle, type *out).
 Getter = Callable[["CData", "CData"], int]
@@ -41,12 +43,14 @@ class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, error, traceback) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if not isinstance(error, InvalidArgumentsError) or error.detail:
             return
         for obj, what in self._objects:
             try:
-                engine = obj if isinstance(obj, Engine) else obj.engine
+                engine = obj if isinstance(obj, Engine) else obj.engine  # type: ignore[attr-defined]
             except Exception:  # not an owned object, or closed: nothing to say
                 continue
             if isinstance(engine, Engine) and engine._runtime != self._runtime:
@@ -58,7 +62,7 @@ class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(
                 raise make_error(error.status, error.function, detail) from None
 
 
-def required_handle(obj: object, ctype, what: str):
+def required_handle(obj: object, ctype: CType | str, what: str) -> CData:
     """``obj`` as a ``ctype`` handle; None (NULL) is refused, oneDNN needs one."""
     if obj is None:
         raise TypeError(f"{what}: None given; a handle is required")
@@ -82,7 +86,7 @@ def get_address(function: Getter, name: str, owned: object, cls: type, what: str
     return address_of(get_handle(function, name, owned, cls, what, ctype, runtime))
 
 
-def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
+def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str) -> tuple[list[CData], object, bool]:
     """``(pointers, keep, is_list)`` for one handle or a list/tuple of them.
 
     An empty list means MEMORY_ALLOCATE for each buffer (one, for dense
@@ -93,7 +97,8 @@ def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
         raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
     if isinstance(handles, (list, tuple)):
         given = list(handles) or [MEMORY_ALLOCATE]
-        pointers, keep = [], []
+        pointers: list[CData] = []
+        keep: list[object] = []
         with using((desc, MemoryDesc, "desc")) as md:
             for i, handle in enumerate(given):
                 size = checked(lib.dnnl_memory_desc_get_size_v2(md, i), "dnnl_memory_desc_get_size_v2")
@@ -109,7 +114,14 @@ def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str):
 
 
 def create_memory(
-    into: Memory | None, create, name: str, desc: MemoryDesc, engine: Engine, pointers, keep, *extra
+    into: Memory | None,
+    create: Callable[..., int],
+    name: str,
+    desc: MemoryDesc,
+    engine: Engine,
+    pointers: list[CData],
+    keep: object,
+    *extra: object,
 ) -> Memory:
     """``create(out, md, engine, *extra)`` makes a memory over ``pointers``.
 

@@ -78,7 +78,7 @@ class DnnlError(Exception):
         message = f"{message}: {detail}" if detail else message
         super().__init__(f"{message} ({VERBOSE_HINT})")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[DnnlError], tuple[object, ...]]:
         return type(self), (self.status, self.function, self.detail)
 
 
@@ -145,7 +145,7 @@ class MissingFunctionError(UnimplementedError):
     def __str__(self) -> str:  # the status prefix says nothing useful here
         return self.detail or ""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[DnnlError], tuple[object, ...]]:
         return type(self), (self.function, self.library, self.version)
 
 
@@ -160,7 +160,7 @@ class LibraryNotFoundError(OSError):
         lines = [f"  {place}: {target}: {reason}" for place, target, reason in self.attempts]
         super().__init__("could not load oneDNN; tried:\n" + "\n".join(lines))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[LibraryNotFoundError], tuple[list[tuple[str, str, str]]]]:
         return type(self), (self.attempts,)
 
 

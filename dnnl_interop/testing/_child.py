@@ -10,6 +10,7 @@ from __future__ import annotations
 import pickle
 import sys
 import traceback
+from typing import IO, Any
 
 
 class ChildTraceback(Exception):
@@ -33,7 +34,7 @@ def _load_main(path: str) -> None:
     sys.modules["__main__"] = sys.modules["__mp_main__"] = module
 
 
-def _outcome(header: dict, request) -> tuple:
+def _outcome(header: dict[str, Any], request: IO[bytes]) -> tuple[object, ...]:
     from . import emulated_gpu
 
     try:
@@ -55,14 +56,14 @@ def _outcome(header: dict, request) -> tuple:
         return ("raised", None, traceback.format_exc(), f"the result does not pickle: {exc!r}")
 
 
-def serve(header: dict, request, reply_path: str) -> None:
+def serve(header: dict[str, Any], request: IO[bytes], reply_path: str) -> None:
     """Run the pickled call read from ``request``; write the outcome to ``reply_path``."""
     outcome = _outcome(header, request)
     with open(reply_path, "wb") as reply:
         pickle.dump(outcome, reply)
 
 
-def raise_outcome(outcome: tuple):
+def raise_outcome(outcome: tuple[Any, ...]) -> Any:
     """The child's return value, or its exception raised here."""
     if outcome[0] == "returned":
         return pickle.loads(outcome[1])

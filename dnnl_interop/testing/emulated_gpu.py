@@ -60,7 +60,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import pyopencl
 
 __all__ = [
     "EmulatedGpu",
@@ -157,9 +161,9 @@ class EmulatedGpu(NamedTuple):
     ``pyopencl.Context([gpu.device])`` where a test needs one of its own.
     """
 
-    platform: Any
-    device: Any
-    context: Any
+    platform: pyopencl.Platform
+    device: pyopencl.Device
+    context: pyopencl.Context
 
 
 # --- where things are -------------------------------------------------------
@@ -343,7 +347,7 @@ def _commit() -> None:
     _committed = True
 
 
-def _find_device(pyopencl) -> tuple[Any, Any]:
+def _find_device(pyopencl: ModuleType) -> tuple[pyopencl.Platform, pyopencl.Device]:
     platforms = [p for p in pyopencl.get_platforms() if p.name == PLATFORM_NAME]
     if not platforms:
         raise EmulatedGpuUnavailableError(
@@ -394,16 +398,16 @@ def enabled() -> Iterator[EmulatedGpu]:
 # --- work in a child process ---------------------------------------------------
 
 
-def _qualified_name(func: Callable) -> str:
+def _qualified_name(func: Callable[..., object]) -> str:
     return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
 
 
-def _main_file(func: Callable) -> str | None:
+def _main_file(func: Callable[..., object]) -> str | None:
     """The script to rerun in the child for a function of ``__main__``, else None."""
     if getattr(func, "__module__", None) != "__main__":
         return None
     main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
+    path: str | None = getattr(main, "__file__", None)
     if not path:
         raise ValueError(
             f"run_in_child: {_qualified_name(func)} was defined interactively; the child "
@@ -412,7 +416,7 @@ def _main_file(func: Callable) -> str | None:
     return os.path.abspath(path)
 
 
-def run_in_child(func: Callable, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+def run_in_child(func: Callable[..., object], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
     """Run ``func(*args, **kwargs)`` in a fresh Python process with the emulated GPU on.
 
     The child starts with :func:`child_environment`, so it may import

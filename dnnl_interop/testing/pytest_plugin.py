@@ -31,8 +31,13 @@ first used if nothing in the session has loaded oneDNN's SYCL runtime yet.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from .emulated_gpu import EmulatedGpu
+    from .emulated_level_zero import EmulatedLevelZero
 
 _OPTION = "--emulated-gpu"
 _INI = "emulated_gpu"
@@ -114,7 +119,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def emulated_gpu():
+def emulated_gpu() -> EmulatedGpu:
     """The emulated Intel GPU of this session: ``.device`` and ``.context`` (pyopencl).
 
     ``dnnl_interop.ocl.make_engine(emulated_gpu.device, emulated_gpu.context)``
@@ -126,7 +131,7 @@ def emulated_gpu():
 
 
 @pytest.fixture(scope="session")
-def emulated_level_zero():
+def emulated_level_zero() -> EmulatedLevelZero:
     """The emulated Level Zero driver of this session (:class:`EmulatedLevelZero`).
 
     ``dnnl_interop.ze.make_engine(lz.driver, lz.device, lz.context)`` makes a

@@ -22,8 +22,10 @@ import pytest
 
 from conftest import ROOT, UPSTREAM_HEADERS
 from dnnl_interop import Runtime, ocl
+from dnnl_interop._engine_blob import CHECKED_VERSIONS
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop._library import FUNCTIONS
+from dnnl_interop._target import ONEDNN_PYPI_VERSION, TARGET_MAJOR_MINOR
 from dnnl_interop.core import DataType, EngineKind
 from dnnl_interop.errors import Status
 
@@ -147,3 +149,21 @@ def test_core_functions_are_the_rest_of_the_table():
 def test_status_type_in_the_binding_is_the_headers():
     """The compiled dnnl_status_t is the header's (a rebuild is not forgotten)."""
     assert ffi.typeof("dnnl_status_t").relements == OURS.enums["dnnl_status_t"]
+
+
+# --- release knowledge that is not in the headers ----------------------------------
+
+
+def test_engine_cache_blob_layout_is_known_for_the_targeted_release():
+    """_engine_blob walks an engine cache blob by one release's layout before
+    oneDNN parses it (a bad blob aborts the process); for a release it does
+    not know it checks nothing. The targeted release must be known: after an
+    upgrade, compare src/gpu/intel/compute/device_info.cpp and add it."""
+    assert TARGET_MAJOR_MINOR in CHECKED_VERSIONS
+
+
+def test_readme_names_the_targeted_release():
+    """The README's opening says which release the binding targets."""
+    major, minor = TARGET_MAJOR_MINOR
+    readme = (ROOT / "README.md").read_text()
+    assert f"Targets oneDNN **{major}.{minor}** (PyPI `onednn=={ONEDNN_PYPI_VERSION}`)" in readme

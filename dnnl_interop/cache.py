@@ -336,6 +336,11 @@ class CacheBlobStore:
         argument: ``ValueError`` for a runtime other than ``"ocl"``/``"ze"``
         or an empty key or blob, ``TypeError`` for a key or blob that is not
         bytes-like, ``ValueError`` for a key over ``MAX_KEY_SIZE`` bytes.
+
+        Raises:
+            TypeError: ``key`` or ``blob`` is not bytes-like.
+            ValueError: ``runtime`` is not ``'ocl'`` or ``'ze'``, or ``key`` (or ``blob``) is
+                empty or ``key`` is longer than ``MAX_KEY_SIZE``.
         """
         runtime = _runtime_argument(runtime)
         key = _bytes_argument("key", key)
@@ -405,6 +410,11 @@ class CacheBlobStore:
         """Remove the entry of ``(runtime, key)``; True if there was one.
 
         Raises ``OSError`` if the file exists but cannot be removed.
+
+        Raises:
+            TypeError: ``key`` is not bytes-like.
+            ValueError: ``runtime`` is not ``'ocl'`` or ``'ze'``, or ``key`` is empty.
+            OSError: the file exists but cannot be removed.
         """
         try:
             os.unlink(self.path_for(runtime, key))
@@ -422,6 +432,10 @@ class CacheBlobStore:
         is a miss with a warning, and its file is removed. A file that cannot
         be read is a miss with a warning. A hit marks the entry used now.
         Raises only for a bad argument, like :meth:`put`.
+
+        Raises:
+            TypeError: ``key`` is not bytes-like.
+            ValueError: ``runtime`` is not ``'ocl'`` or ``'ze'``, or ``key`` is empty.
         """
         runtime = _runtime_argument(runtime)
         key = _bytes_argument("key", key)
@@ -601,6 +615,11 @@ class CacheBlobStore:
         and temporary files older than ``stale_temp_age``. An entry rewritten
         or used by someone else since it was listed is kept. Raises
         ``OSError`` if a file cannot be removed.
+
+        Raises:
+            ValueError: ``max_bytes`` is not an int >= 0 or None, or ``max_age`` not seconds >=
+                0, a timedelta or None.
+            OSError: the directory cannot be listed or a file cannot be removed.
         """
         if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
                                       or max_bytes < 0):
@@ -649,6 +668,9 @@ class CacheBlobStore:
         are removed too. Entries are not marked used. Raises ``OSError`` if
         the directory cannot be listed or a bad file cannot be removed. A bad
         file replaced by a writer meanwhile is left to its writer.
+
+        Raises:
+            OSError: the directory cannot be listed or a bad file cannot be removed.
         """
         try:
             names = sorted(os.listdir(self._directory))
@@ -699,6 +721,9 @@ class CacheBlobStore:
         removed: other files in the directory, and the directory itself, stay.
         A writer whose temporary file is removed fails its ``put`` (False).
         Raises ``OSError`` if a file cannot be removed.
+
+        Raises:
+            OSError: the directory cannot be listed or a file cannot be removed.
         """
         try:
             names = os.listdir(self._directory)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import string
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -256,8 +257,10 @@ def memory_descs(*, max_dims: int = 4, max_side: int = 16) -> st.SearchStrategy[
 
 _SIZE_T = struct.Struct("@N")
 _THREE_INTS = struct.Struct("@3i")
-# Names as C strings hold them: anything but NUL.
-_names = st.text(st.characters(codec="utf-8", exclude_characters="\0"), max_size=48).map(str.encode)
+# Names as drivers report them, in UTF-8 (never a NUL). An explicit alphabet:
+# st.characters would build Hypothesis's Unicode tables on first use (seconds).
+_NAME_CHARACTERS = string.ascii_letters + string.digits + string.punctuation + " \t" + "®™µéü—中"
+_names = st.text(_NAME_CHARACTERS, max_size=48).map(str.encode)
 _hashes = st.one_of(st.just(b""), st.text("0123456789abcdef", min_size=40, max_size=40).map(str.encode))
 _int32s = st.integers(_INT32_MIN, _INT32_MAX)
 

@@ -9,9 +9,12 @@ import builtins
 import copy
 import enum
 import inspect
+import os
 import pickle
 import pydoc
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from importlib import import_module
 
@@ -203,3 +206,63 @@ def test_repr_of_version_keeps_every_field(real_dnnl):
 
 def test_str_of_a_version_without_hash_or_with_an_unknown_runtime_says_so():
     assert str(Version(1, 2, 3, "", Runtime.NONE, 77)) == "oneDNN 1.2.3 (no hash, CPU: NONE, GPU: 77)"
+
+
+# --- oneDNN's own reason: what the hint in every DnnlError message promises ---------
+
+_FAILURES = r'''
+import sys
+import pyopencl as cl
+import dnnl_interop as dnnl
+from dnnl_interop import ocl
+
+[intel] = [p for p in cl.get_platforms() if p.vendor.startswith("Intel")]
+device = intel.get_devices()[0]
+try:
+    ocl.make_engine(device, cl.Context([device]))
+except dnnl.InvalidArgumentsError as exc:
+    print("MESSAGE", exc, flush=True)
+engine = dnnl.Engine.cpu()
+try:
+    dnnl.reorder(dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((3, 2), "f32", "ab"), engine)
+except dnnl.InvalidArgumentsError as exc:
+    print("MESSAGE", exc, flush=True)
+'''
+
+
+def _run_failures(**environment: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("ONEDNN_VERBOSE", "DNNL_VERBOSE")}
+    env.update(environment)
+    done = subprocess.run([sys.executable, "-c", _FAILURES], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_every_dnnl_error_says_how_to_see_onednns_reason():
+    messages = [line for line in _run_failures() if line.startswith("MESSAGE")]
+    assert len(messages) == 2
+    for message in messages:
+        assert message.endswith(f"({dnnl_interop.errors.VERBOSE_HINT})")
+    assert "ONEDNN_VERBOSE=check" in dnnl_interop.errors.VERBOSE_HINT
+
+
+def test_without_the_variable_onednn_prints_nothing():
+    assert not [line for line in _run_failures() if line.startswith("onednn_verbose")]
+
+
+def test_with_onednn_verbose_error_a_refused_gpu_engine_prints_its_reason_on_stdout():
+    # The CPU device of Intel's CPU OpenCL platform is no GPU: oneDNN says so.
+    lines = _run_failures(ONEDNN_VERBOSE="error")
+    reasons = [line for line in lines if line.startswith("onednn_verbose") and ",error," in line]
+    assert any("bad engine kind" in line for line in reasons), lines
+    assert lines.index(reasons[0]) < next(i for i, line in enumerate(lines) if line.startswith("MESSAGE"))
+
+
+def test_with_the_hints_onednn_verbose_check_argument_checks_print_their_reason_too():
+    # A reorder between shapes that differ is refused at the "check" level,
+    # which "error" (and dnnl_interop.set_verbose) never prints.
+    with_check = _run_failures(ONEDNN_VERBOSE="check")
+    assert any("create:check,reorder,inconsistent src and dst mds" in line for line in with_check), with_check
+    assert any("bad engine kind" in line for line in with_check)  # "check" includes "error"
+    with_error = _run_failures(ONEDNN_VERBOSE="error")
+    assert not any("create:check" in line for line in with_error)

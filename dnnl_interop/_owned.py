@@ -28,11 +28,21 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, TypeVar
 
 from ._ffi import ffi
 from ._handles import address_of
 from ._library import check
 from .errors import ClosedObjectError
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from ._execution import StreamBase
+    from ._ffi import CData
+
+_O = TypeVar("_O", bound="Owned")
 
 
 class _Shared:
@@ -41,9 +51,9 @@ class _Shared:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()  # closers: taking a handle out is two steps
-        self.deferred: dict[int, tuple[Owned, object]] = {}  # id -> (closed object, handle)
+        self.deferred: dict[int, tuple[Owned, CData]] = {}  # id -> (closed object, handle)
         self.call_keys = itertools.count(1)  # negated: never equal to an id()
-        self.streams: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.streams: weakref.WeakValueDictionary[int, StreamBase] = weakref.WeakValueDictionary()
         self.live = 0
         # address -> (id, weak reference) of the object that owns the handle at
         # that address or, if none does, of the first that borrows it.
@@ -77,9 +87,12 @@ class Owned:
 
     __slots__ = ("_handle", "_keep", "_users", "_holds", "_borrowed", "__weakref__")
     _ctype = "void *"
-    _destroy = None  # the C destroy function, set by each subclass
+    _destroy: ClassVar[Callable[[CData], int] | None] = None  # the C destroy function, set by each subclass
     _destroy_name = ""
     _shared = _shared
+    _handle: CData | None
+    _keep: tuple[Any, ...]  # what the handle needs: each subclass knows the types at each index
+    _users: dict[object, bool]
     _holds: tuple[tuple[Owned, object], ...]
     _borrowed: bool  # set by from_handle(..., owned=False), before _adopt
 
@@ -90,7 +103,7 @@ class Owned:
         if hasattr(self, "_users"):
             raise RuntimeError(f"this {type(self).__name__} is already initialised")
 
-    def _adopt(self, handle, keep: tuple = ()) -> None:
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         """Take ownership of ``handle``, just returned by a C create function."""
         self._handle = handle
         self._keep = keep
@@ -106,23 +119,23 @@ class Owned:
                 shared.holders[address] = (id(self), weakref.ref(self))
 
     @classmethod
-    def _from_handle(cls, handle, keep: tuple = ()):
+    def _from_handle(cls: type[_O], handle: CData, keep: tuple[Any, ...] = ()) -> _O:
         """Wrap a handle created elsewhere (an interop create function)."""
         obj = cls.__new__(cls)
         obj._adopt(handle, keep)
         return obj
 
     @classmethod
-    def _new_out(cls):
+    def _new_out(cls) -> CData:
         """A fresh ``T *`` for a C create function to write into."""
         return ffi.new(cls._ctype + " *")
 
     # --- use -----------------------------------------------------------------
 
     @property
-    def handle(self):
+    def handle(self) -> CData:
         """The typed cffi pointer. Raises ClosedObjectError once closed."""
-        handle = getattr(self, "_handle", None)
+        handle: CData | None = getattr(self, "_handle", None)
         if handle is None:
             raise ClosedObjectError(f"this {type(self).__name__} is closed")
         return handle
@@ -139,20 +152,21 @@ class Owned:
     @property
     def borrowed(self) -> bool:
         """True if the handle is borrowed (``from_handle(..., owned=False)``): never destroyed here."""
-        return getattr(self, "_borrowed", False)
+        borrowed: bool = getattr(self, "_borrowed", False)
+        return borrowed
 
-    def _kept(self, index: int):
+    def _kept(self, index: int) -> Any:
         """``_keep[index]`` (the engine, the descriptor, ...) of an open object."""
         keep = self._keep
         if len(keep) <= index:
             raise ClosedObjectError(f"this {type(self).__name__} is closed")
         return keep[index]
 
-    def _use(self, key) -> None:
+    def _use(self, key: object) -> None:
         """Register ``key`` as a user. Read the handle only after this."""
         self._users[key] = True
 
-    def _release(self, key) -> None:
+    def _release(self, key: object) -> None:
         """``key`` no longer uses the handle: destroy it if it was closed meanwhile."""
         users = self._users
         users.pop(key, None)
@@ -209,11 +223,12 @@ class Owned:
     def _on_close(self) -> None:
         """Called under the lock as the object closes (subclasses clear fast-path state)."""
 
-    def _destroy_handle(self, handle) -> None:
+    def _destroy_handle(self, handle: CData) -> None:
         shared = self._shared
         try:
-            if not getattr(self, "_borrowed", False):
-                check(type(self)._destroy(handle), self._destroy_name)
+            destroy = type(self)._destroy
+            if destroy is not None and not getattr(self, "_borrowed", False):
+                check(destroy(handle), self._destroy_name)
         finally:
             with shared.lock:
                 shared.live -= 1
@@ -225,11 +240,13 @@ class Owned:
             for owner, key in holds:
                 owner._release(key)
 
-    def __enter__(self):
-        self.handle  # refuse to enter a closed object
+    def __enter__(self: _O) -> _O:
+        _ = self.handle  # refuse to enter a closed object
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -247,22 +264,22 @@ class Owned:
             state += " borrowed"
         return f"<dnnl_interop.{type(self).__name__} {state}>"
 
-    def __copy__(self):
+    def __copy__(self) -> Owned:
         raise TypeError(
             f"a {type(self).__name__} owns a oneDNN handle and cannot be copied; share the object instead"
         )
 
-    def __deepcopy__(self, memo):
-        self.__copy__()
+    def __deepcopy__(self, memo: dict[int, object]) -> Owned:
+        return self.__copy__()
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
         raise TypeError(
             f"a {type(self).__name__} owns a oneDNN handle and cannot be pickled; "
             "pickle what it was made from instead"
         )
 
 
-class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
+class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     """Context manager: the handles of owned objects, kept valid for a C call.
 
     ``using((engine, Engine, "engine"), (desc, MemoryDesc, "desc"))`` checks
@@ -274,9 +291,9 @@ class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
 
     __slots__ = ("_objects", "_key")
 
-    def __init__(self, *specs: tuple[object, type, str]):
+    def __init__(self, *specs: tuple[object, type[Owned], str]) -> None:
         self._key = -next(Owned._shared.call_keys)
-        objects = []
+        objects: list[tuple[Owned, str]] = []
         for obj, cls, what in specs:
             if not isinstance(obj, cls):
                 raise TypeError(
@@ -285,9 +302,9 @@ class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
             objects.append((obj, what))
         self._objects = objects
 
-    def __enter__(self):
+    def __enter__(self) -> Any:  # one handle (CData), or a tuple of them: as many as objects
         key = self._key
-        handles = []
+        handles: list[CData] = []
         try:
             for obj, what in self._objects:
                 if getattr(obj, "_users", None) is None:  # made with __new__ only: never opened
@@ -302,7 +319,7 @@ class using:  # noqa: N801 - reads as a phrase: ``with using(...) as handles``
             raise
         return handles[0] if len(handles) == 1 else tuple(handles)
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         key = self._key
         for obj, _ in self._objects:
             if getattr(obj, "_users", None) is not None:

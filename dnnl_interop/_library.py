@@ -32,11 +32,15 @@ import site
 import stat
 import sys
 from collections import namedtuple
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _elf
 from ._ffi import ffi, lib
 from ._icd import register_cpu_driver
 from .errors import LibraryNotFoundError, MissingFunctionError, Status, make_error
+
+if TYPE_CHECKING:
+    from ._ffi import CData
 
 __all__ = [
     "ENV_VAR",
@@ -123,11 +127,14 @@ class Library(namedtuple("Library", "path version missing preloaded notes")):
         return name in _DECLARED and name not in self.missing
 
 
+def _c_text(pointer: CData) -> str:
+    """A C string as text (undecodable bytes replaced)."""
+    text = ffi.string(pointer)
+    return text.decode(errors="replace") if isinstance(text, bytes) else text
+
+
 # Every function the headers declare, in the order of the function table.
-FUNCTIONS = tuple(
-    ffi.string(lib.dnnl_interop_symbol_name(i)).decode()
-    for i in range(lib.dnnl_interop_symbol_count())
-)
+FUNCTIONS = tuple(_c_text(lib.dnnl_interop_symbol_name(i)) for i in range(lib.dnnl_interop_symbol_count()))
 _DECLARED = frozenset(FUNCTIONS)
 
 _lock = _thread.RLock()
@@ -152,7 +159,7 @@ def loaded_library() -> Library | None:
     return _library
 
 
-def load_library(path: str | bytes | os.PathLike | None = None) -> Library:
+def load_library(path: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None) -> Library:
     """Find oneDNN, bind every function the headers declare, and return it.
 
     With ``path``, only that file is tried. Without it, the search described
@@ -187,18 +194,20 @@ def load_library(path: str | bytes | os.PathLike | None = None) -> Library:
 
 
 def _path_argument(path: object) -> str:
+    refused = TypeError(f"path: expected a str, bytes or os.PathLike, got {type(path).__name__}")
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise refused
     try:
-        path = os.fspath(path)
-    except TypeError:
-        raise TypeError(f"path: expected a str, bytes or os.PathLike, got {type(path).__name__}") from None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if "\0" in path:
-        raise ValueError(f"path: contains a NUL byte: {path!r}")
-    return path
+        given = os.fspath(path)
+    except TypeError:  # __fspath__ returned neither str nor bytes
+        raise refused from None
+    text = os.fsdecode(given)
+    if "\0" in text:
+        raise ValueError(f"path: contains a NUL byte: {text!r}")
+    return text
 
 
-def _places(path) -> list[tuple[str, str]]:
+def _places(path: str | None) -> list[tuple[str, str]]:
     if path is not None:
         return [("argument", os.fspath(path))]
     from_env = os.environ.get(ENV_VAR)
@@ -214,11 +223,11 @@ def _places(path) -> list[tuple[str, str]]:
 
 def _dlerror() -> str:
     message = lib.dlerror()
-    return ffi.string(message).decode(errors="replace") if message else "unknown dlopen error"
+    return _c_text(message) if message else "unknown dlopen error"
 
 
 def _is_loaded(soname: str) -> bool:
-    return lib.dlopen(soname.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD) != ffi.NULL
+    return bool(lib.dlopen(soname.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD) != ffi.NULL)
 
 
 _FILE_KINDS = {
@@ -243,7 +252,7 @@ def _file_problem(path: str) -> str | None:
     return f"not a regular file ({_FILE_KINDS.get(stat.S_IFMT(mode), 'of an unknown kind')})"
 
 
-def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]):
+def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]) -> CData:
     """dlopen ``path`` after the NEEDED libraries found beside it."""
     directory = os.path.dirname(path)
     for name in _elf.needed(path):
@@ -259,7 +268,7 @@ def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]):
     return handle
 
 
-def _open(target: str):
+def _open(target: str) -> tuple[CData, tuple[str, ...], tuple[str, ...]]:
     preloaded: list[str] = []
     notes: list[str] = []
     if not target:
@@ -292,18 +301,18 @@ def _open(target: str):
     return handle, tuple(preloaded), tuple(notes)
 
 
-def _path_of(handle) -> str:
+def _path_of(handle: CData) -> str:
     address = lib.dlsym(handle, b"dnnl_version")
     name = lib.dnnl_interop_file_of(address) if address != ffi.NULL else ffi.NULL
-    return os.path.realpath(ffi.string(name).decode()) if name != ffi.NULL else "<unknown>"
+    return os.path.realpath(os.fsdecode(ffi.string(name))) if name != ffi.NULL else "<unknown>"
 
 
-def _bind(handle, preloaded, notes) -> Library:
+def _bind(handle: CData, preloaded: tuple[str, ...], notes: tuple[str, ...]) -> Library:
     lib.dnnl_interop_bind(handle)
     missing = tuple(
         name for i, name in enumerate(FUNCTIONS) if not lib.dnnl_interop_symbol_is_bound(i)
     )
-    raw = lib.dnnl_version()
+    raw: Any = lib.dnnl_version()  # a dnnl_version_t * (cffi types no struct fields)
     if raw == ffi.NULL:
         lib.dnnl_interop_take_unbound()
         found = Version(0, 0, 0, "", Runtime.NONE, Runtime.NONE)
@@ -312,7 +321,7 @@ def _bind(handle, preloaded, notes) -> Library:
             raw.major,
             raw.minor,
             raw.patch,
-            ffi.string(raw.hash).decode() if raw.hash != ffi.NULL else "",
+            _c_text(raw.hash) if raw.hash != ffi.NULL else "",
             _runtime(raw.cpu_runtime),
             _runtime(raw.gpu_runtime),
         )
@@ -359,6 +368,9 @@ def missing_function_error(function: str) -> Exception | None:
     return _missing(function, library)
 
 
+_T = TypeVar("_T")
+
+
 def status_error(code: int, function: str, detail: str | None = None) -> Exception:
     """The exception for status ``code`` just returned by C function ``function``.
 
@@ -382,7 +394,7 @@ def check(code: int, function: str) -> None:
         raise status_error(code, function)
 
 
-def checked(value, function: str):
+def checked(value: _T, function: str) -> _T:
     """``value``, as returned by C function ``function`` that returns no status.
 
     A stub answers such a function with a zero (or nothing, for ``void``),
@@ -422,7 +434,8 @@ def has_function(name: str) -> bool:
 
 def version() -> Version:
     """The version of the bound oneDNN (loading it if needed)."""
-    return require("dnnl_version").version
+    found: Version = require("dnnl_version").version
+    return found
 
 
 _C_INT = 2 ** (8 * ffi.sizeof("int") - 1)

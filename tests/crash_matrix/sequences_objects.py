@@ -277,7 +277,8 @@ def silent_cases() -> list[Case]:
              Raises(TYPE_OR_VALUE, ("desc", "tag", "any", "dnnl_memory_create"))),
         case("get_count of an engine kind answers an int", "n = dnnl.Engine.get_count(dnnl.EngineKind.GPU)\n"
              "assert isinstance(n, int) and n >= 0"),
-        case("version is the loaded library's", "from dnnl_interop._target import TARGET_MAJOR_MINOR\nv = dnnl.version()\nassert (v.major, v.minor) == TARGET_MAJOR_MINOR, v"),
+        case("version is the loaded library's", "from dnnl_interop._target import TARGET_MAJOR_MINOR\n"
+             "v = dnnl.version()\nassert (v.major, v.minor) == TARGET_MAJOR_MINOR, v"),
         case("set_verbose(2) prints and then 0 silences", "dnnl.set_verbose(2); dnnl.set_verbose(0)"),
     ]
 

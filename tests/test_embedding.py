@@ -371,3 +371,16 @@ def test_their_descriptor_goes_through_the_primitive_cache_as_oneDNN_allows_on_c
     stream.wait()
     assert (np.asarray(dst) == _matrix()).all()
     _close(cached, primitive, desc, src, dst, stream, engine)
+
+
+def test_a_descriptor_of_ours_is_cloned_never_taken_over_twice(real_dnnl):
+    src_desc, dst_desc = _descs()
+    with dnnl.Engine.cpu() as engine:
+        desc = dnnl.PrimitiveDesc.reorder(src_desc, dst_desc, engine)
+        with pytest.raises(ValueError, match="already owns this handle"):
+            dnnl.PrimitiveDesc.from_handle(desc.handle, owned=True)
+        clone = dnnl.PrimitiveDesc.from_handle(desc.handle, engine=engine)
+        assert clone.handle != desc.handle and clone.arg_sizes == desc.arg_sizes
+        desc.close()
+        assert dnnl.Primitive(clone).engine is engine  # the clone outlives the original
+        clone.close()

@@ -25,6 +25,8 @@ from ._ffi import ffi, lib
 from ._handles import as_handle, check_address, type_name
 
 if TYPE_CHECKING:
+    import numpy
+
     from ._ffi import CData
 
 # A descriptor's (shape, strides in elements); strides None for a blocked layout.
@@ -305,6 +307,45 @@ def _cffi_handle(data: CData, size: int, data_type: int | None, what: str, runti
         names = " or ".join(t.cname for t in accepted)
         raise TypeError(f"{what}: expected a {names} cffi pointer, got a {kind.cname}")
     return ffi.cast(_VOID_POINTER, data), data
+
+
+def device_array(
+    data: object, layout: Layout, dtype: numpy.dtype[Any] | None, buffer_kind: bool, what: str
+) -> object:
+    """The ``pyopencl.Buffer`` of a ``pyopencl.array.Array`` given as a memory's
+    OpenCL buffer, once the Array is checked against the descriptor (``layout``
+    and ``dtype``); anything else unchanged (:func:`device_handle` checks it)."""
+    arrays = sys.modules.get("pyopencl.array")  # never imported here: no Array exists without it
+    if arrays is None or not isinstance(data, arrays.Array):
+        return data
+    if not buffer_kind:
+        raise TypeError(f"{what}: a pyopencl.array.Array holds an OpenCL buffer (cl_mem): use MemoryKind.BUFFER")
+    if data.offset:
+        raise ValueError(
+            f"{what}: the Array starts {data.offset} bytes into its buffer (a view such as array[1:]); "
+            "oneDNN memory starts at the beginning of a buffer: give array.copy()"
+        )
+    base = data.base_data
+    if base is None or not isinstance(base, sys.modules["pyopencl"].MemoryObjectHolder):
+        raise TypeError(f"{what}: the Array's data is {type_name(base)}, not an OpenCL buffer (cl_mem)")
+    shape, strides = layout
+    if dtype is None:
+        raise TypeError(f"{what}: numpy has no type for the descriptor's data; give the Array's buffer (array.data)")
+    if data.dtype != dtype:
+        raise ValueError(f"{what}: an Array of {data.dtype}, the descriptor holds {dtype}")
+    given_shape, given_strides = tuple(data.shape), tuple(data.strides)
+    if strides is None or given_shape != tuple(shape) or any(
+        size != 1 and given != stride * dtype.itemsize
+        for size, given, stride in zip(shape, given_strides, strides, strict=True)
+    ):
+        theirs = "a blocked layout" if strides is None else (
+            f"shape {tuple(shape)}, strides {tuple(s * dtype.itemsize for s in strides)} bytes"
+        )
+        raise ValueError(
+            f"{what}: the Array's layout (shape {given_shape}, strides {given_strides} bytes) is not the "
+            f"descriptor's ({theirs}); describe it with MemoryDesc.from_array(array)"
+        )
+    return base
 
 
 def _has_buffer(data: object) -> bool:

@@ -563,36 +563,36 @@ class MemoryDesc(Owned):
 
     @classmethod
     def from_array(cls, array: object) -> MemoryDesc:
-        """The descriptor of a numpy array as it lies in memory: its shape,
-        dtype and strides (numpy's bytes turned into oneDNN's elements).
+        """The descriptor of an array as it lies in memory: its shape, dtype
+        and strides (numpy's bytes turned into oneDNN's elements).
 
-        ``Memory(MemoryDesc.from_array(a), engine, a)`` uses ``a`` in place,
-        also a non-contiguous view such as ``a.T`` or ``a[:, ::2]``. Raises
-        ``TypeError`` for what is not an array (or a buffer numpy reads) and
-        ``ValueError`` for a layout oneDNN cannot describe: negative strides
-        (reversed views), strides that are not whole elements, a byte order
-        other than the machine's.
+        ``array``: a numpy array (or a buffer numpy reads), or a device array
+        with numpy's ``shape``, ``dtype`` and ``strides`` (a
+        ``pyopencl.array.Array``). ``Memory(MemoryDesc.from_array(a), engine,
+        a)`` uses ``a`` in place, also a non-contiguous view such as ``a.T``
+        or ``a[:, ::2]``.
 
         Raises:
-            TypeError: ``array`` is not a numpy array, or its dtype has no oneDNN data type.
+            TypeError: ``array`` is none of these, or its dtype has no oneDNN data type.
             ValueError: its byte order is not the machine's, or its strides are negative or not
                 whole elements.
             InvalidArgumentsError: oneDNN refuses the descriptor.
         """
         import numpy
 
-        if not isinstance(array, numpy.ndarray):
-            try:
-                memoryview(array).release()  # type: ignore[arg-type]
-            except TypeError:
-                raise TypeError(f"array: expected a numpy array, got {type(array).__name__}") from None
-            array = numpy.asarray(array)
-        assert isinstance(array, numpy.ndarray)
-        if not array.dtype.isnative:
-            raise ValueError(f"array: {array.dtype.str} is not in the machine's byte order")
-        itemsize = array.dtype.itemsize
+        if isinstance(array, numpy.ndarray) or _has_buffer(array):
+            host = numpy.asarray(array)  # no copy: only its layout is read
+            shape, dtype, byte_strides = host.shape, host.dtype, host.strides
+        elif all(hasattr(array, name) for name in ("shape", "dtype", "strides")):
+            shape, dtype = tuple(array.shape), numpy.dtype(array.dtype)  # type: ignore[attr-defined]
+            byte_strides = tuple(array.strides)  # type: ignore[attr-defined]
+        else:
+            raise TypeError(f"array: expected a numpy array or a pyopencl.array.Array, got {type(array).__name__}")
+        if not dtype.isnative:
+            raise ValueError(f"array: {dtype.str} is not in the machine's byte order")
+        itemsize = dtype.itemsize
         strides = []
-        for i, (size, stride) in enumerate(zip(array.shape, array.strides, strict=True)):
+        for i, (size, stride) in enumerate(zip(shape, byte_strides, strict=True)):
             if size == 1 and (stride < 0 or stride % itemsize):
                 stride = 0  # never used: any stride describes a dimension of one element
             if stride < 0:
@@ -602,7 +602,7 @@ class MemoryDesc(Owned):
                     f"array: strides[{i}] is {stride} bytes, not a whole number of {itemsize}-byte elements"
                 )
             strides.append(stride // itemsize)
-        return cls(array.shape, array.dtype, strides=strides)
+        return cls(shape, dtype, strides=strides)
 
     @property
     def size(self) -> int:
@@ -680,6 +680,14 @@ class MemoryDesc(Owned):
         closed = ", closed" if self.closed else ""
         layout = repr(self.tag) if self.tag is not None else f"strides={self._strides}"
         return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {layout}{closed})"
+
+
+def _has_buffer(obj: object) -> bool:
+    try:
+        memoryview(obj).release()  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 def _desc_from_strides(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...]) -> MemoryDesc:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from ._buffers import device_handle, refuse_allocate
+from ._buffers import device_array, device_handle, refuse_allocate
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import address_of, as_bytes
+from ._handles import address_of, as_bytes, type_name
 from ._interop import (
     create_memory,
     explain_runtime,
@@ -46,6 +47,9 @@ from .core import (
 )
 from .errors import Status
 
+if TYPE_CHECKING:
+    import pyopencl.array
+
 __all__ = [
     "MemoryKind",
     "get_engine_cache_blob_id",
@@ -59,6 +63,7 @@ __all__ = [
     "get_memory_kind",
     "get_mem_object",
     "set_mem_object",
+    "as_array",
     "execute",
 ]
 
@@ -274,6 +279,12 @@ def make_memory(
     host view of shared USM such as a numpy array), or a sequence of those
     for descriptors with several buffers (an empty sequence allocates each).
 
+    A ``pyopencl.array.Array`` is taken as ``BUFFER`` memory over its
+    buffer, without a copy, if its dtype, shape and strides are the
+    descriptor's (``MemoryDesc.from_array(array)`` describes it) and it
+    starts at the beginning of its buffer (``offset`` 0); ``ValueError`` or
+    ``TypeError`` naming ``handle`` otherwise. :func:`as_array` goes back.
+
     Raises:
         TypeError: ``desc`` is not a MemoryDesc, ``engine`` not an Engine, ``kind`` not a
             :class:`MemoryKind`, or a handle is of another kind (a host array for a ``cl_mem``).
@@ -318,6 +329,8 @@ def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: ob
         raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
     kind = MemoryKind(kind)
     runtime = "ocl_usm" if kind == MemoryKind.USM else "cl_mem"
+    if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
+        handle = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == MemoryKind.BUFFER, "handle")
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
     if isinstance(engine, Engine):  # after the handles' kinds are checked
         _check_context(list(handle) if isinstance(handle, (list, tuple)) else [handle], engine, "handle")
@@ -411,6 +424,51 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
             "dnnl_ocl_interop_memory_set_mem_object",
         )
         memory._use_data(handle, kept)
+
+
+def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
+    """The memory's OpenCL buffer as a ``pyopencl.array.Array`` on ``queue``,
+    without a copy: the descriptor's shape, numpy dtype and strides.
+
+    Work submitted before that uses the memory is finished first, so the
+    Array sees its results. The Array holds its own reference to the
+    ``cl_mem`` (OpenCL reference counting): its data stays valid after the
+    memory is closed; a later ``set_mem_object`` does not move it.
+
+    Raises ``TypeError`` for a queue that is not a ``pyopencl.CommandQueue``
+    and for data numpy cannot describe (bf16, blocked layouts), and
+    ``ValueError`` for USM memory (no ``cl_mem``: ``memory.mapped()`` reads
+    it), memory without a buffer, and a queue of another context.
+
+    Raises:
+        TypeError: ``queue`` is not a ``pyopencl.CommandQueue``, ``memory`` not a Memory, or
+            numpy cannot describe the data (bf16, blocked layouts).
+        ValueError: the memory is USM memory (no ``cl_mem``), has no buffer, or ``queue`` is of
+            another context.
+        ClosedObjectError: ``memory`` is closed.
+        ImportError: pyopencl is not installed.
+    """
+    import pyopencl as cl  # the Array returned is pyopencl's
+    import pyopencl.array
+
+    if not isinstance(queue, cl.CommandQueue):
+        raise TypeError(f"queue: expected a pyopencl.CommandQueue, got {type_name(queue)}")
+    if not isinstance(memory, Memory):
+        raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type_name(memory)}")
+    desc = memory.desc  # a closed memory says so here
+    dtype, strides = desc.dtype, desc.strides
+    if dtype is None:
+        raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")
+    if strides is None:
+        raise TypeError(f"memory: the {desc.tag!r} layout is blocked; no Array describes it")
+    buffer = get_mem_object(memory)
+    if buffer is None:
+        raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
+    if queue.context.int_ptr != buffer.context.int_ptr:
+        raise ValueError("queue: of another OpenCL context than the memory's")
+    memory._finish_work()
+    byte_strides = tuple(s * dtype.itemsize for s in strides)
+    return pyopencl.array.Array(queue, desc.shape, dtype, data=buffer, strides=byte_strides)
 
 
 def execute(

@@ -23,11 +23,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ._ffi import ffi, lib
 from ._library import check, status_error
 from ._owned import Owned
 from .errors import ClosedObjectError, InvalidArgumentsError
+
+if TYPE_CHECKING:
+    from ._ffi import CData
+    from .core import Memory, Primitive, Stream
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
@@ -61,8 +66,14 @@ class StreamBase(Owned):
     # _last: (entries, c_args) of the latest submission. oneDNN reads the
     # argument array during the call only, so equal arguments reuse it.
     __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last")
+    _pending: dict[int, Owned]
+    _deps: list[tuple[int, object]]
+    _epoch: int
+    _lock: threading.Lock
+    _events: list[tuple[int, Callable[[], bool]]]
+    _last: tuple[list[tuple[int, CData]] | None, CData | None]
 
-    def _adopt(self, handle, keep: tuple = ()) -> None:
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         self._last = (None, None)
         self._pending = {}
         self._deps = []
@@ -163,10 +174,10 @@ class StreamBase(Owned):
 
 
 def submit(
-    primitive: Owned,
-    stream: StreamBase,
-    args: Mapping[int, object],
-    keep: tuple,
+    primitive: Primitive,
+    stream: Stream,
+    args: Mapping[int, Memory | None],
+    keep: tuple[object, ...],
     call: Callable[..., int],
     name: str,
     runtime: str | None = None,
@@ -206,7 +217,7 @@ def submit(
         pending = stream._pending
         primitive._users[sid] = epoch
         pending[id(primitive)] = primitive
-        entries = []
+        entries: list[tuple[int, CData]] = []
         for index, memory in items:
             if memory is None:
                 entries.append((_arg_index(index), _NULL))
@@ -251,7 +262,7 @@ def _arg_index(index: object) -> int:
     return int(index)
 
 
-def _refuse(index: object, memory, sizes: Mapping[int, int]) -> int:
+def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
     """Raise the error for an argument the fast path did not take, or return its index."""
     index = _arg_index(index)
     what = f"args[{index!r}]"
@@ -273,7 +284,14 @@ def _refuse(index: object, memory, sizes: Mapping[int, int]) -> int:
 _RUNTIME_NAMES = {"native": "a CPU or SYCL", "ocl": "an OpenCL", "ze": "a Level Zero"}
 
 
-def _explain(status: int, name: str, primitive, stream, items, runtime: str | None) -> Exception:
+def _explain(
+    status: int,
+    name: str,
+    primitive: Primitive,
+    stream: Stream,
+    items: list[tuple[int, Memory | None]],
+    runtime: str | None,
+) -> Exception:
     """The error for a failed execute: oneDNN's, with what the binding can see of why.
 
     Only on failure, so the checks cost the successful path nothing.
@@ -281,7 +299,7 @@ def _explain(status: int, name: str, primitive, stream, items, runtime: str | No
     error = status_error(status, name)
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
-    from .core import ARGS
+    from ._args import ARGS
 
     aliases: dict[int, list[str]] = {}
     for key, value in sorted(ARGS.items()):

@@ -92,7 +92,7 @@ class Owned:
     _shared = _shared
     _handle: CData | None
     _keep: tuple[Any, ...]  # what the handle needs: each subclass knows the types at each index
-    _users: dict[object, bool]
+    _users: dict[object, int]  # user -> the epoch of its latest use (streams), or True (calls)
     _holds: tuple[tuple[Owned, object], ...]
     _borrowed: bool  # set by from_handle(..., owned=False), before _adopt
 

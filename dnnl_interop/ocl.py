@@ -115,7 +115,7 @@ def get_engine_cache_blob(engine: Engine) -> bytes:
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``engine`` is not an OpenCL engine (the message says which it
             is and that ``ocl.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -193,7 +193,7 @@ def get_device(engine: Engine):
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``engine`` is not an OpenCL engine (the message says which it
             is and that ``ocl.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -211,7 +211,7 @@ def get_context(engine: Engine):
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``engine`` is not an OpenCL engine (the message says which it
             is and that ``ocl.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -252,7 +252,7 @@ def get_command_queue(stream: Stream):
     Raises:
         TypeError: ``stream`` is not a :class:`~dnnl_interop.Stream`.
         ClosedObjectError: ``stream`` is closed.
-        InvalidArgumentsError: ``stream`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``stream`` is not on an OpenCL engine (the message says which it
             is and that ``ocl.make_stream`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -358,7 +358,7 @@ def get_memory_kind(memory: Memory) -> MemoryKind:
     Raises:
         TypeError: ``memory`` is not a :class:`~dnnl_interop.Memory`.
         ClosedObjectError: ``memory`` is closed.
-        InvalidArgumentsError: ``memory`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``memory`` is not on an OpenCL engine (the message says which it
             is and that ``ocl.make_memory`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -379,7 +379,7 @@ def get_mem_object(memory: Memory):
         ValueError: the memory is USM memory, which has no cl_mem.
         TypeError: ``memory`` is not a :class:`~dnnl_interop.Memory`.
         ClosedObjectError: ``memory`` is closed.
-        InvalidArgumentsError: ``memory`` is not of an OpenCL engine (the message says which it
+        InvalidArgumentsError: ``memory`` is not on an OpenCL engine (the message says which it
             is and that ``ocl.make_memory`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.

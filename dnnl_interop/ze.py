@@ -198,7 +198,7 @@ def get_engine_cache_blob(engine: Engine) -> bytes:
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine (the message says which
             it is and that ``ze.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -268,7 +268,7 @@ def get_driver(engine: Engine) -> Driver | None:
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine (the message says which
             it is and that ``ze.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -285,7 +285,7 @@ def get_device(engine: Engine) -> Device | None:
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine (the message says which
             it is and that ``ze.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -302,7 +302,7 @@ def get_context(engine: Engine) -> Context | None:
     Raises:
         TypeError: ``engine`` is not a :class:`~dnnl_interop.Engine`.
         ClosedObjectError: ``engine`` is closed.
-        InvalidArgumentsError: ``engine`` is not of a Level Zero engine (the message says which
+        InvalidArgumentsError: ``engine`` is not a Level Zero engine (the message says which
             it is and that ``ze.make_engine`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
@@ -353,7 +353,7 @@ def get_list(stream: Stream) -> CommandList | None:
     Raises:
         TypeError: ``stream`` is not a :class:`~dnnl_interop.Stream`.
         ClosedObjectError: ``stream`` is closed.
-        InvalidArgumentsError: ``stream`` is not of a Level Zero engine (the message says which
+        InvalidArgumentsError: ``stream`` is not on a Level Zero engine (the message says which
             it is and that ``ze.make_stream`` makes one).
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.

@@ -881,10 +881,6 @@ class Memory(Owned):
           it, written back at the end of the block, and read-only afterwards.
           No array ever points at memory that is no longer mapped.
 
-        Raises ``ValueError`` for memory without a buffer (``MEMORY_NONE``),
-        :class:`ClosedObjectError` for a closed one, and oneDNN's error if it
-        cannot map.
-
         Raises:
             TypeError: (entering the block) the layout is blocked or numpy has no type for the
                 data type.

@@ -435,16 +435,11 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
     ``cl_mem`` (OpenCL reference counting): its data stays valid after the
     memory is closed; a later ``set_mem_object`` does not move it.
 
-    Raises ``TypeError`` for a queue that is not a ``pyopencl.CommandQueue``
-    and for data numpy cannot describe (bf16, blocked layouts), and
-    ``ValueError`` for USM memory (no ``cl_mem``: ``memory.mapped()`` reads
-    it), memory without a buffer, and a queue of another context.
-
     Raises:
         TypeError: ``queue`` is not a ``pyopencl.CommandQueue``, ``memory`` not a Memory, or
             numpy cannot describe the data (bf16, blocked layouts).
-        ValueError: the memory is USM memory (no ``cl_mem``), has no buffer, or ``queue`` is of
-            another context.
+        ValueError: the memory is USM memory (no ``cl_mem``: ``memory.mapped()`` reads it), has no
+            buffer, or ``queue`` is of another context.
         ClosedObjectError: ``memory`` is closed.
         ImportError: pyopencl is not installed.
     """

@@ -199,7 +199,7 @@ def test_from_array_describes_an_array_as_it_lies(real_dnnl, view, strides):
         (np.zeros((2, 3), ">f4"), ValueError, "not in the machine's byte order"),
         (np.lib.stride_tricks.as_strided(np.zeros(16, np.float32), (2, 2), (6, 4)), ValueError,
          r"strides\[0\] is 6 bytes, not a whole number of 4-byte elements"),
-        ([[1.0, 2.0]], TypeError, "expected a numpy array, got list"),
+        ([[1.0, 2.0]], TypeError, "expected a numpy array or a pyopencl.array.Array, got list"),
         (np.zeros(3, np.complex64), TypeError, "complex64"),
     ],
     ids=["reversed", "big-endian", "half elements", "list", "complex"],

@@ -39,6 +39,13 @@ import hashlib
 import json
 import re
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cache import CacheBlobStore, Entry
+
+    # The JSON report: a dict of JSON values.
+    Document = dict[str, Any]
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -81,7 +88,7 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``cache`` and its subcommands on the top-level ``commands`` subparsers."""
     cache = commands.add_parser(
         "cache",
@@ -121,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         print("dnnl-interop cache prune: error: give --max-bytes, --max-age or both", file=sys.stderr)
         return EXIT_USAGE
     store = cache.CacheBlobStore(args.dir) if args.dir is not None else cache.CacheBlobStore()
-    document = {"schema": 1, "command": action, "directory": str(store.directory),
+    document: Document = {"schema": 1, "command": action, "directory": str(store.directory),
                 "exit_code": EXIT_OK, "error": None}
     try:
         text = _ACTIONS[action](store, args, document)
@@ -135,10 +142,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     sys.stdout.flush()
-    return document["exit_code"]
+    exit_code: int = document["exit_code"]
+    return exit_code
 
 
-def _list(store, args, document) -> str:
+def _list(store: CacheBlobStore, args: argparse.Namespace, document: Document) -> str:
     entries = store.entries()
     total = sum(entry.size for entry in entries)
     document.update(entries=[_entry_json(entry) for entry in entries], total_bytes=total)
@@ -148,7 +156,7 @@ def _list(store, args, document) -> str:
             + f"{_count(len(entries), 'entry', 'entries')}, {format_size(total)}\n")
 
 
-def _verify(store, args, document) -> str:
+def _verify(store: CacheBlobStore, args: argparse.Namespace, document: Document) -> str:
     report = store.verify()
     document.update(ok=[_entry_json(entry) for entry in report.ok],
                     bad=[{"path": str(bad.path), "reason": bad.reason} for bad in report.bad],
@@ -163,7 +171,7 @@ def _verify(store, args, document) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _prune(store, args, document) -> str:
+def _prune(store: CacheBlobStore, args: argparse.Namespace, document: Document) -> str:
     removed = store.prune(max_bytes=args.max_bytes, max_age=args.max_age)
     remaining = store.entries()
     left = sum(entry.size for entry in remaining)
@@ -176,7 +184,7 @@ def _prune(store, args, document) -> str:
     return text + (_table(removed) if removed else "")
 
 
-def _clear(store, args, document) -> str:
+def _clear(store: CacheBlobStore, args: argparse.Namespace, document: Document) -> str:
     count = store.clear()
     document["removed_files"] = count
     return f"{store.directory}: removed {_count(count, 'file', 'files')}\n"
@@ -185,7 +193,7 @@ def _clear(store, args, document) -> str:
 _ACTIONS = {"list": _list, "verify": _verify, "prune": _prune, "clear": _clear}
 
 
-def _nothing(store) -> str:
+def _nothing(store: CacheBlobStore) -> str:
     if not store.directory.exists():
         return f"{store.directory}: no cache directory (nothing cached yet)\n"
     return f"{store.directory}: no entries\n"
@@ -207,7 +215,7 @@ def format_size(size: int) -> str:
     return f"{scaled / 1024:.1f} TiB"
 
 
-def _entry_json(entry) -> dict:
+def _entry_json(entry: Entry) -> dict[str, Any]:
     return {
         "runtime": entry.runtime,
         "key": entry.key.hex(),
@@ -221,7 +229,7 @@ def _entry_json(entry) -> dict:
     }
 
 
-def _table(entries) -> str:
+def _table(entries: list[Entry]) -> str:
     # The key's SHA-256 is what `dnnl-interop info` prints for a device's engine blob id;
     # --json has the full keys and paths.
     rows = [("RUNTIME", "SIZE", "BLOB", "LAST USED (UTC)", "KEY", "KEY SHA-256")]

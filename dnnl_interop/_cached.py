@@ -40,13 +40,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 from ._ffi import ffi, lib
 from ._library import check
-from ._owned import using
+from ._owned import Owned, using
 from .cache import CacheBlobStore, compose_key
 from .core import Engine, Primitive, PrimitiveDesc
 from .errors import DnnlError
+
+_Made = TypeVar("_Made", bound=Owned)  # an Engine or a Primitive
 
 logger = logging.getLogger("dnnl_interop.cache")
 
@@ -79,11 +82,11 @@ def _create_cached(
     runtime: str,
     key: bytes,
     store: CacheBlobStore,
-    from_blob: Callable[[bytes], object],
-    fresh: Callable[[], object],
-    blob_of: Callable[[object], bytes],
+    from_blob: Callable[[bytes], _Made],
+    fresh: Callable[[], _Made],
+    blob_of: Callable[[_Made], bytes],
     gives_blob_back: bool,
-):
+) -> _Made:
     """``from_blob(blob)`` on a verified hit, else ``fresh()``, whose blob is then saved.
 
     ``gives_blob_back``: an object made from a blob must return that blob
@@ -120,7 +123,7 @@ def _create_cached(
     return made
 
 
-def _blob_or_none(made, blob_of) -> bytes | None:
+def _blob_or_none(made: _Made, blob_of: Callable[[_Made], bytes]) -> bytes | None:
     try:
         return blob_of(made)
     except DnnlError as error:
@@ -140,12 +143,12 @@ def make_engine_cached(
     ``make_engine(blob)`` makes it from a blob, ``make_engine(None)`` afresh.
     """
     store = _store_argument(store)
-    blob_id = blob_id()
-    if not blob_id:
+    key = blob_id()
+    if not key:
         return make_engine(None)
     name = "OpenCL engine" if runtime == "ocl" else "Level Zero engine"
     return _create_cached(
-        name, runtime, blob_id, store, make_engine, lambda: make_engine(None), get_blob, gives_blob_back=True
+        name, runtime, key, store, make_engine, lambda: make_engine(None), get_blob, gives_blob_back=True
     )
 
 
@@ -156,7 +159,7 @@ def make_primitive_cached(desc: PrimitiveDesc, store: object = None) -> Primitiv
     store = _store_argument(store)
     runtime, engine_blob_id = engine_of(desc)
     primitive_blob_id = desc.cache_blob_id if engine_blob_id else b""
-    if not primitive_blob_id:
+    if not primitive_blob_id or runtime is None:  # runtime is None only without an engine blob id
         return Primitive(desc)
     return _create_cached(
         "primitive", runtime, compose_key(engine_blob_id, primitive_blob_id), store,

@@ -75,6 +75,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 __all__ = [
     "DEFAULT_MAX_BLOB_SIZE",
@@ -128,7 +132,7 @@ def default_directory() -> Path:
     return Path(platformdirs.user_cache_dir("dnnl-interop")) / "blobs"
 
 
-def _bytes_argument(name: str, value) -> memoryview:
+def _bytes_argument(name: str, value: Buffer) -> memoryview:
     """``value`` as a flat, non-empty byte view; ``TypeError``/``ValueError`` naming ``name``."""
     if isinstance(value, str):
         raise TypeError(f"{name}: expected a bytes-like object, got str (encode it first)")
@@ -144,13 +148,13 @@ def _bytes_argument(name: str, value) -> memoryview:
     return view
 
 
-def _runtime_argument(runtime) -> str:
+def _runtime_argument(runtime: object) -> str:
     if not isinstance(runtime, str) or runtime not in _RUNTIME_CODES:
         raise ValueError(f"runtime: expected 'ocl' or 'ze', got {runtime!r}")
     return runtime
 
 
-def compose_key(engine_blob_id, primitive_blob_id) -> bytes:
+def compose_key(engine_blob_id: Buffer, primitive_blob_id: Buffer) -> bytes:
     """The store key of a primitive's cache blob: its engine's blob id and its own, joined.
 
     ``tag || u64le(len(engine_blob_id)) || engine_blob_id ||
@@ -177,7 +181,7 @@ def compose_key(engine_blob_id, primitive_blob_id) -> bytes:
     ))
 
 
-def _entry_name(runtime: str, key) -> str:
+def _entry_name(runtime: str, key: Buffer) -> str:
     digest = hashlib.sha256(_NAME_DOMAIN + runtime.encode() + b"\0" + key).hexdigest()
     return f"{runtime}-{digest}{_SUFFIX}"
 
@@ -268,8 +272,8 @@ class CacheBlobStore:
         ImportError: ``directory`` is None and platformdirs is not installed.
     """
 
-    def __init__(self, directory=None, *, max_blob_size: int = DEFAULT_MAX_BLOB_SIZE,
-                 stale_temp_age: float = DEFAULT_STALE_TEMP_AGE):
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *, max_blob_size: int = DEFAULT_MAX_BLOB_SIZE,
+                 stale_temp_age: float = DEFAULT_STALE_TEMP_AGE) -> None:
         if directory is None:
             directory = default_directory()
         elif not isinstance(directory, (str, os.PathLike)):
@@ -314,7 +318,7 @@ class CacheBlobStore:
     def __repr__(self) -> str:
         return f"CacheBlobStore({str(self._directory)!r})"
 
-    def path_for(self, runtime: str, key) -> Path:
+    def path_for(self, runtime: str, key: Buffer) -> Path:
         """The file that holds (or would hold) the entry of ``(runtime, key)``.
 
         Raises:
@@ -326,7 +330,7 @@ class CacheBlobStore:
 
     # -- writing -------------------------------------------------------------
 
-    def put(self, runtime: str, key, blob) -> bool:
+    def put(self, runtime: str, key: Buffer, blob: Buffer) -> bool:
         """Store ``blob`` under ``(runtime, key)``, replacing any entry; True if stored.
 
         Returns False, after a logged warning, when the entry could not be
@@ -406,7 +410,7 @@ class CacheBlobStore:
                    "cache blob store %s: could not %s (%s); %s",
                    self._directory, stage, exc, consequence)
 
-    def delete(self, runtime: str, key) -> bool:
+    def delete(self, runtime: str, key: Buffer) -> bool:
         """Remove the entry of ``(runtime, key)``; True if there was one.
 
         Raises ``OSError`` if the file exists but cannot be removed.
@@ -424,7 +428,7 @@ class CacheBlobStore:
 
     # -- reading -------------------------------------------------------------
 
-    def get(self, runtime: str, key) -> bytes | None:
+    def get(self, runtime: str, key: Buffer) -> bytes | None:
         """The blob stored under ``(runtime, key)`` after every check passed, else None.
 
         A missing entry is a silent miss. An entry failing any check (size,
@@ -487,7 +491,7 @@ class CacheBlobStore:
             raise _Bad("fails its checksum")
         return runtime, key, blob
 
-    def _read_header(self, fd: int, info: os.stat_result):
+    def _read_header(self, fd: int, info: os.stat_result) -> tuple[str, int, int, bytes, bytes]:
         header = _read_exact(fd, HEADER_SIZE)
         if len(header) < HEADER_SIZE:
             raise _Bad("is truncated (shorter than a header)")
@@ -530,13 +534,16 @@ class CacheBlobStore:
 
     # -- listing and maintenance ---------------------------------------------
 
-    def _scan(self):
+    def _scan(
+        self,
+    ) -> tuple[list[tuple[str, Entry | None, str | None, os.stat_result | None]], list[tuple[str, float]]]:
         """``([(path, Entry or None, reason if bad, stat or None)], [(temp path, mtime)])``."""
         try:
             names = os.listdir(self._directory)
         except FileNotFoundError:
             return [], []
-        found, temps = [], []
+        found: list[tuple[str, Entry | None, str | None, os.stat_result | None]] = []
+        temps: list[tuple[str, float]] = []
         for name in sorted(names):
             path = os.path.join(self._directory, name)
             if _ENTRY_NAME.fullmatch(name):
@@ -550,7 +557,7 @@ class CacheBlobStore:
                     pass  # its writer renamed or removed it
         return found, temps
 
-    def _describe(self, path: str, name: str):
+    def _describe(self, path: str, name: str) -> tuple[Entry | None, str | None, os.stat_result | None]:
         """``(Entry, None, stat)`` from the header at ``path``, ``(None, reason, stat)`` if bad,
         ``(None, None, None)`` if gone."""
         try:
@@ -604,7 +611,7 @@ class CacheBlobStore:
                 removed.append(Path(path))
         return removed
 
-    def prune(self, max_bytes: int | None = None, max_age=None) -> list[Entry]:
+    def prune(self, max_bytes: int | None = None, max_age: float | datetime.timedelta | None = None) -> list[Entry]:
         """Remove entries, least recently used first; return those removed (oldest first).
 
         ``max_age`` (seconds, or a ``datetime.timedelta``): entries not used
@@ -736,7 +743,7 @@ class CacheBlobStore:
         return count
 
 
-def _write_all(fd: int, data) -> None:
+def _write_all(fd: int, data: Buffer) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
@@ -766,7 +773,7 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
-def _unlink_if_unchanged(path, info: os.stat_result | None) -> bool:
+def _unlink_if_unchanged(path: str | os.PathLike[str], info: os.stat_result | None) -> bool:
     """Remove ``path`` if it is still the file ``info`` describes (same inode, not touched since).
 
     True if removed; False if it is gone or was replaced or used meanwhile
@@ -784,7 +791,7 @@ def _unlink_if_unchanged(path, info: os.stat_result | None) -> bool:
     return True
 
 
-def _unlink_existing(path) -> bool:
+def _unlink_existing(path: str | os.PathLike[str]) -> bool:
     """Remove ``path``; False if it was already gone; other ``OSError`` propagate."""
     try:
         os.unlink(path)

@@ -196,7 +196,12 @@ def _check_view(
 def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
     """A non-contiguous buffer is taken where it lies only if the descriptor's
     strides are its own: oneDNN then touches exactly the buffer's elements."""
-    shape, strides = layout if layout is not None else ((), None)
+    if layout is None:
+        raise ValueError(
+            f"{what}: the buffer is not C-contiguous; the descriptor's layout says where each "
+            "element is within one contiguous block (numpy.ascontiguousarray makes one)"
+        )
+    shape, strides = layout
     itemsize = view.itemsize
     if strides is not None and tuple(view.shape or ()) == tuple(shape) and all(
         size == 1 or given == stride * itemsize

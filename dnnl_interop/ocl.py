@@ -438,8 +438,8 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
     Raises:
         TypeError: ``queue`` is not a ``pyopencl.CommandQueue``, ``memory`` not a Memory, or
             numpy cannot describe the data (bf16, blocked layouts).
-        ValueError: the memory is USM memory (no ``cl_mem``: ``memory.mapped()`` reads it), has no
-            buffer, or ``queue`` is of another context.
+        ValueError: the memory is not on an OpenCL engine, is USM memory (no ``cl_mem``:
+            ``memory.mapped()`` reads it), has no buffer, or ``queue`` is of another context.
         ClosedObjectError: ``memory`` is closed.
         ImportError: pyopencl is not installed.
     """
@@ -448,9 +448,10 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
 
     if not isinstance(queue, cl.CommandQueue):
         raise TypeError(f"queue: expected a pyopencl.CommandQueue, got {type_name(queue)}")
-    if not isinstance(memory, Memory):
-        raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type_name(memory)}")
-    desc = memory.desc  # a closed memory says so here
+    with using((memory, Memory, "memory")):  # a Memory, open
+        desc, runtime = memory.desc, memory.engine._runtime
+    if runtime != "ocl":
+        raise ValueError("memory: not on an OpenCL engine (ocl.make_memory makes OpenCL memory)")
     dtype, strides = desc.dtype, desc.strides
     if dtype is None:
         raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")

@@ -358,3 +358,15 @@ def test_mapped_refuses_what_no_array_describes(engine, dtype, tag, error, messa
 def test_map_data_names_the_numpy_way_not_ffi_buffer(real_dnnl):
     doc = dnnl.Memory.map_data.__doc__
     assert "ffi.buffer" not in doc and ":meth:`mapped`" in doc
+
+
+def test_as_array_refuses_memory_of_a_cpu_engine(engine):
+    import pyopencl as cl
+
+    from dnnl_interop import ocl
+
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    queue = cl.CommandQueue(cl.Context(devices[:1]))
+    with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine) as memory, \
+            pytest.raises(ValueError, match=r"^memory: not on an OpenCL engine"):
+        ocl.as_array(memory, queue)

@@ -354,12 +354,25 @@ def test_status_codes_need_known_or_unknown():
 
 @given(args=dst.memory_desc_args())
 def test_memory_desc_args_make_the_descriptor_they_describe(real_dnnl, args):
+    """Either layout: a tag, or strides that come back as given."""
     desc = args.make()
-    assert args.valid
+    assert args.valid and (args.tag is None) != (args.strides is None)
     assert desc.shape == tuple(args.shape)
     assert desc.tag == args.tag
+    if args.strides is not None:
+        assert desc.strides == tuple(args.strides)
     assert desc.data_type == dnnl_interop.MemoryDesc((1,), args.dtype, "a").data_type
     assert desc.size >= 0
+
+
+@pytest.mark.parametrize("layout", ["tag", "strides"])
+@given(data=st.data())
+def test_memory_desc_args_keep_to_the_layout_asked_for(real_dnnl, layout, data):
+    args = data.draw(dst.memory_desc_args(layout=layout, max_dims=3))
+    assert (args.tag if layout == "tag" else args.strides) is not None
+    invalid = data.draw(dst.memory_desc_args(layout=layout, invalid=True))
+    with pytest.raises(invalid.error, match=rf"^{re.escape(invalid.argument)}: "):
+        invalid.make()
 
 
 @given(args=dst.memory_desc_args(invalid=True))
@@ -414,6 +427,8 @@ def test_strategy_arguments_are_checked():
         dst.blob_ids("cuda")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^max_dims:"):
         dst.memory_desc_args(max_dims=13)
+    with pytest.raises(ValueError, match=r"^layout:"):
+        dst.memory_desc_args(layout="blocked")  # type: ignore[arg-type]
 
 
 # --- hypothesis stays optional ---------------------------------------------------------

@@ -103,17 +103,19 @@ _LETTERS = "abcdefghijkl"
 
 @dataclass(frozen=True)
 class MemoryDescArgs:
-    """Arguments for :class:`~dnnl_interop.MemoryDesc`.
+    """Arguments for :class:`~dnnl_interop.MemoryDesc`: ``MemoryDesc(shape,
+    dtype, tag)`` or ``MemoryDesc(shape, dtype, strides=strides)``.
 
     Valid ones make a descriptor (:meth:`make`). Invalid ones (from
     ``memory_desc_args(invalid=True)``) say what the constructor must do
     with them: raise ``error`` with a message that starts with ``argument``
-    (``"shape[1]"``, ``"tag"``, ...), the argument at fault, before any C call.
+    (``"shape[1]"``, ``"tag"``, ``"strides"``, ...), the argument at fault.
     """
 
     shape: object
     dtype: object
-    tag: object
+    tag: object = None
+    strides: object = None
     error: type[Exception] | None = None
     argument: str | None = None
 
@@ -122,10 +124,10 @@ class MemoryDescArgs:
         return self.error is None
 
     def make(self) -> MemoryDesc:
-        """``MemoryDesc(shape, dtype, tag)``."""
+        """The descriptor (or, for invalid arguments, the exception ``error``)."""
         from ..core import MemoryDesc
 
-        return MemoryDesc(self.shape, self.dtype, self.tag)  # type: ignore[arg-type]
+        return MemoryDesc(self.shape, self.dtype, self.tag, strides=self.strides)  # type: ignore[arg-type]
 
 
 def _tag_rank(tag: str) -> int | None:
@@ -165,35 +167,56 @@ def _dtype_forms(name: str) -> st.SearchStrategy[object]:
 
 
 @st.composite
-def _valid_memory_desc_args(draw: st.DrawFn, max_dims: int, max_side: int) -> MemoryDescArgs:
+def _strides(draw: st.DrawFn, dims: list[int]) -> list[int]:
+    """Strides in elements of a layout oneDNN takes: the axes in any order,
+    each stride at least the next inner one times its dimension (gaps allowed)."""
+    strides = [0] * len(dims)
+    step = draw(st.integers(1, 3))  # more than 1: every other element, ...
+    for axis in reversed(draw(st.permutations(range(len(dims))))):
+        strides[axis] = step
+        step = step * max(dims[axis], 1) + draw(st.integers(0, 2))
+    return strides
+
+
+@st.composite
+def _valid_memory_desc_args(draw: st.DrawFn, max_dims: int, max_side: int, layout: str | None) -> MemoryDescArgs:
     from ..core import DataType
 
     by_rank = _tags_by_rank()
     rank = draw(st.integers(1, max_dims).filter(lambda r: r in by_rank))
-    tag = draw(st.sampled_from(by_rank[rank]))
-    name = draw(st.sampled_from([t.name for t in DataType if t.name not in _REFUSED_TYPES]))
+    by_strides = draw(st.booleans()) if layout is None else layout == "strides"
+    names = [t.name for t in DataType if t.name not in _REFUSED_TYPES]
+    name = draw(st.sampled_from([n for n in names if not (by_strides and n in _SUB_BYTE_TYPES)]))
     sides = st.integers(0, max_side)
     if name in _SUB_BYTE_TYPES:
         sides = sides.map(lambda side: side - side % 2)
     dims = draw(st.lists(sides, min_size=rank, max_size=rank))
-    shape: object = draw(st.sampled_from([tuple, list]))(dims)
-    return MemoryDescArgs(shape, draw(_dtype_forms(name)), tag)
+    container = draw(st.sampled_from([tuple, list]))
+    dtype = draw(_dtype_forms(name))
+    if by_strides:
+        return MemoryDescArgs(container(dims), dtype, strides=container(draw(_strides(dims))))
+    return MemoryDescArgs(container(dims), dtype, draw(st.sampled_from(by_rank[rank])))
+
+
+_TAG_FAULTS = ("tag not a str", "unknown tag", "tag of another rank")
+_STRIDES_FAULTS = ("strides not a sequence", "strides of another length", "stride not an int", "negative stride",
+                   "tag and strides")
 
 
 @st.composite
-def _invalid_memory_desc_args(draw: st.DrawFn, max_dims: int, max_side: int) -> MemoryDescArgs:
+def _invalid_memory_desc_args(draw: st.DrawFn, max_dims: int, max_side: int, layout: str | None) -> MemoryDescArgs:
     """One argument wrong, the others valid: the argument named is the one at fault."""
-    good = draw(_valid_memory_desc_args(max_dims, max_side))
+    good = draw(_valid_memory_desc_args(max_dims, max_side, layout))
     dims = list(good.shape)  # type: ignore[call-overload]
     rank = len(dims)
     at = draw(st.integers(0, rank - 1))
     by_rank = _tags_by_rank()
     fault = draw(st.sampled_from([
         "shape not a sequence", "dimension not an int", "negative dimension", "dimension too large",
-        "no dimensions", "too many dimensions", "tag not a str", "unknown tag", "tag of another rank",
-        "dtype without a oneDNN type", "dtype not a type",
+        "no dimensions", "too many dimensions", "dtype without a oneDNN type", "dtype not a type",
+        *(_STRIDES_FAULTS if good.strides is not None else _TAG_FAULTS),
     ]))
-    shape, dtype, tag = good.shape, good.dtype, good.tag
+    shape, dtype, tag, strides = good.shape, good.dtype, good.tag, good.strides
     error: type[Exception] = ValueError
     argument = f"shape[{at}]"
     if fault == "shape not a sequence":
@@ -220,32 +243,52 @@ def _invalid_memory_desc_args(draw: st.DrawFn, max_dims: int, max_side: int) -> 
         argument = "tag"
     elif fault == "dtype without a oneDNN type":
         dtype, error, argument = draw(st.sampled_from(["complex64", "float128", "str", "U4x"])), TypeError, "dtype"
-    else:
+    elif fault == "dtype not a type":
         dtype, error, argument = draw(st.sampled_from([None, 1, 2.0, True])), TypeError, "dtype"
-    return MemoryDescArgs(shape, dtype, tag, error, argument)
+    elif fault == "strides not a sequence":
+        strides, error, argument = draw(st.sampled_from([3, 2.5, "ab", b"\x01"])), TypeError, "strides"
+    elif fault == "strides of another length":
+        count = draw(st.integers(0, 13).filter(lambda n: n != rank))
+        strides, argument = (1,) * count, "strides"
+    elif fault == "stride not an int":
+        wrong = list(strides)  # type: ignore[call-overload]
+        wrong[at] = draw(st.sampled_from([True, 2.0, "2", None]))
+        strides, error, argument = tuple(wrong), TypeError, f"strides[{at}]"
+    elif fault == "negative stride":
+        wrong = list(strides)  # type: ignore[call-overload]
+        wrong[at] = draw(st.integers(_INT32_MIN, -1))
+        strides, argument = tuple(wrong), f"strides[{at}]"
+    else:  # a tag as well as strides
+        tag, error, argument = draw(st.sampled_from(by_rank[rank])), TypeError, "tag"
+    return MemoryDescArgs(shape, dtype, tag, strides, error, argument)
 
 
 def memory_desc_args(
-    *, max_dims: int = 4, max_side: int = 16, invalid: bool = False
+    *, max_dims: int = 4, max_side: int = 16, layout: Literal["tag", "strides"] | None = None,
+    invalid: bool = False,
 ) -> st.SearchStrategy[MemoryDescArgs]:
     """Arguments :class:`~dnnl_interop.MemoryDesc` accepts: a shape of 1 to
     ``max_dims`` dimensions of 0 to ``max_side`` (a tuple or a list), a data
     type in any form it takes (``DataType.F32``, ``"f32"``, ``"F32"``,
-    ``"float32"``, ``numpy.dtype``), and a format tag in oneDNN's letter
-    notation of that many dimensions, plain (``"acb"``) or blocked
-    (``"aBc16b"``).
+    ``"float32"``, ``numpy.dtype``), and a layout (``layout``: either
+    unless given): a format tag in oneDNN's letter notation of that many
+    dimensions, plain (``"acb"``) or blocked (``"aBc16b"``), or strides in
+    elements, the axes in any order, dense or with gaps.
 
     With ``invalid=True``: argument sets with exactly one argument wrong
-    (a negative or non-int dimension, a tag of another rank or unknown, a
-    dtype oneDNN has no type for, ...); see :class:`MemoryDescArgs`.
+    (a negative or non-int dimension or stride, a tag of another rank or
+    unknown, strides of another length, a tag and strides, a dtype oneDNN
+    has no type for, ...); see :class:`MemoryDescArgs`.
     """
+    if layout not in (None, "tag", "strides"):
+        raise ValueError(f"layout: expected 'tag', 'strides' or None, got {layout!r}")
     if not 1 <= max_dims <= 12:
         raise ValueError(f"max_dims: a memory descriptor has 1 to 12 dimensions, not {max_dims}")
     if max_side < 0:
         raise ValueError(f"max_side: must be 0 or more, not {max_side}")
     if invalid:
-        return _invalid_memory_desc_args(max_dims, max_side)
-    return _valid_memory_desc_args(max_dims, max_side)
+        return _invalid_memory_desc_args(max_dims, max_side, layout)
+    return _valid_memory_desc_args(max_dims, max_side, layout)
 
 
 def memory_descs(*, max_dims: int = 4, max_side: int = 16) -> st.SearchStrategy[MemoryDesc]:

@@ -458,7 +458,7 @@ def _strides_argument(strides: object, shape: tuple[int, ...]) -> tuple[int, ...
         s = operator.index(s)
         if not 0 <= s < 2**62:
             raise ValueError(f"strides[{i}]: {s} is not a stride in elements (0 or more)")
-        if s == 0 and shape[i] > 1:
+        if s == 0 and shape[i] > 1 and 0 not in shape:  # an empty layout uses no stride
             raise ValueError(
                 f"strides[{i}]: 0 for a dimension of {shape[i]} elements; broadcast layouts are not "
                 "supported (oneDNN sizes them wrongly): broadcast with a dimension of 1"
@@ -989,7 +989,7 @@ class _HostView:
         with using((memory, Memory, "memory")):
             memory._use(self._key)
             address = memory.data_handle
-        if not address:
+        if not address and memory._size:  # an empty memory needs no buffer: its view has no element
             memory._release(self._key)
             raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
         self.__array_interface__ = {

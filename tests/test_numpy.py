@@ -370,3 +370,13 @@ def test_as_array_refuses_memory_of_a_cpu_engine(engine):
     with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine) as memory, \
             pytest.raises(ValueError, match=r"^memory: not on an OpenCL engine"):
         ocl.as_array(memory, queue)
+
+
+def test_an_empty_array_is_described_and_viewed_without_a_buffer(engine):
+    empty = np.zeros((0, 3), np.float32)  # numpy gives it strides (0, 0): none is ever used
+    with dnnl.MemoryDesc.from_array(empty) as desc, dnnl.Memory(desc, engine, empty) as memory:
+        assert desc.size == 0 and desc.strides == (0, 0)
+        assert np.asarray(memory).shape == (0, 3)
+        with memory.mapped() as array:
+            assert array.shape == (0, 3) and array.sum() == 0
+        del array

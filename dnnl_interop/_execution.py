@@ -71,7 +71,7 @@ class StreamBase(Owned):
     _epoch: int
     _lock: threading.Lock
     _events: list[tuple[int, Callable[[], bool]]]
-    _last: tuple[list[tuple[int, CData]] | None, CData | None]
+    _last: tuple[list[tuple[int, CData | None]] | None, CData | None]
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         self._last = (None, None)
@@ -217,7 +217,7 @@ def submit(
         pending = stream._pending
         primitive._users[sid] = epoch
         pending[id(primitive)] = primitive
-        entries: list[tuple[int, CData]] = []
+        entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
         for index, memory in items:
             if memory is None:
                 entries.append((_arg_index(index), _NULL))

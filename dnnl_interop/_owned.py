@@ -87,7 +87,8 @@ class Owned:
 
     __slots__ = ("_handle", "_keep", "_users", "_holds", "_borrowed", "__weakref__")
     _ctype = "void *"
-    _destroy: ClassVar[Callable[[CData], int] | None] = None  # the C destroy function, set by each subclass
+    # The C destroy function (a lib function of one handle), set by each subclass.
+    _destroy: ClassVar[Callable[..., int] | None] = None
     _destroy_name = ""
     _shared = _shared
     _handle: CData | None

@@ -17,7 +17,7 @@ import atexit
 import enum
 import operator
 from _weakref import ref as _weak_reference
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar
 
 from . import _args
@@ -35,8 +35,12 @@ from .errors import ClosedObjectError, InvalidArgumentsError, MissingFunctionErr
 if TYPE_CHECKING:
     import numpy
     from _cffi_backend import FFI
+    from typing_extensions import Buffer
 
     from ._ffi import CData
+    from .cache import CacheBlobStore
+
+    _E = TypeVar("_E", bound=enum.IntEnum)
 
 __all__ = [
     "MEMORY_ALLOCATE",
@@ -139,7 +143,7 @@ def format_tags() -> list[str]:
     return sorted(_FORMAT_TAGS)
 
 
-def _data_type(dtype) -> DataType:
+def _data_type(dtype: object) -> DataType:
     if isinstance(dtype, DataType):
         return dtype
     if isinstance(dtype, str) and dtype.upper() in DataType.__members__:
@@ -149,7 +153,7 @@ def _data_type(dtype) -> DataType:
     import numpy  # only needed for numpy-style dtypes
 
     try:
-        name = numpy.dtype(dtype).name
+        name = numpy.dtype(dtype).name  # type: ignore[call-overload]  # not a dtype: TypeError
     except TypeError as exc:
         raise TypeError(f"dtype: {exc}") from None
     if name not in _NUMPY_TYPES:
@@ -179,13 +183,16 @@ class Engine(Owned):
     _destroy = lib.dnnl_engine_destroy
     _destroy_name = "dnnl_engine_destroy"
 
-    def _adopt(self, handle, keep: tuple = (), runtime: str = "native") -> None:
+    _streams: list[_weak_reference[Stream]]
+    _runtime: str
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = (), runtime: str = "native") -> None:
         super()._adopt(handle, keep)
         self._streams = []
         self._runtime = runtime
 
     @classmethod
-    def _from_handle(cls, handle, keep: tuple = (), runtime: str = "native") -> Engine:
+    def _from_handle(cls, handle: CData, keep: tuple[Any, ...] = (), runtime: str = "native") -> Engine:
         engine = cls.__new__(cls)
         engine._adopt(handle, keep, runtime)
         return engine
@@ -319,7 +326,7 @@ def _engine_hint(kind: EngineKind, index: int) -> str:
     return hint
 
 
-def _enum_argument(value: object, enum_type: type[enum.IntEnum], what: str):
+def _enum_argument(value: object, enum_type: type[_E], what: str) -> _E:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what}: expected {enum_type.__name__}, got {type(value).__name__}")
     try:
@@ -333,7 +340,7 @@ def _count_argument(value: object, what: str) -> int:
     if isinstance(value, bool):
         raise TypeError(f"{what}: expected an int, got bool")
     try:
-        value = operator.index(value)
+        value = operator.index(value)  # type: ignore[arg-type]  # anything else raises TypeError
     except TypeError:
         raise TypeError(f"{what}: expected an int, got {type(value).__name__}") from None
     if not 0 <= value < 2**63:
@@ -411,7 +418,8 @@ class Stream(StreamBase):
         Raises:
             ClosedObjectError: ``stream`` is closed.
         """
-        return self._kept(0)
+        engine: Engine = self._kept(0)
+        return engine
 
 
 # Interpreter exit: no new work, and every stream's work finished before
@@ -422,7 +430,7 @@ atexit.register(finish_all_streams)
 
 def _dims(shape: object) -> tuple[int, ...]:
     try:
-        items = tuple(shape)
+        items: tuple[object, ...] = tuple(shape)  # type: ignore[arg-type]  # not iterable: TypeError
     except TypeError:
         raise TypeError(f"shape: expected a sequence of ints, got {type(shape).__name__}") from None
     dims = []
@@ -727,11 +735,13 @@ class Memory(Owned):
     # which oneDNN would crash. Kept apart so execute checks it for free.
     # _size is the bytes its buffer holds (the descriptor's size).
     __slots__ = ("_executable", "_size")
+    _executable: CData | None
+    _size: int
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
 
-    def __init__(self, desc: MemoryDesc, engine: Engine, buffer=MEMORY_ALLOCATE):
+    def __init__(self, desc: MemoryDesc, engine: Engine, buffer: object = MEMORY_ALLOCATE) -> None:
         self._refuse_reinit()
         if isinstance(engine, Engine) and engine._runtime in _INTEROP_MEMORY:
             # This SYCL build's dnnl_memory_create refuses OpenCL and Level
@@ -812,7 +822,8 @@ class Memory(Owned):
         Raises:
             ClosedObjectError: ``memory`` is closed.
         """
-        return self._kept(0)
+        desc: MemoryDesc = self._kept(0)
+        return desc
 
     @property
     def engine(self) -> Engine:
@@ -821,7 +832,8 @@ class Memory(Owned):
         Raises:
             ClosedObjectError: ``memory`` is closed.
         """
-        return self._kept(1)
+        engine: Engine = self._kept(1)
+        return engine
 
     @property
     def data_handle(self) -> int:
@@ -836,7 +848,7 @@ class Memory(Owned):
             check(lib.dnnl_memory_get_data_handle(memory, out), "dnnl_memory_get_data_handle")
         return int(ffi.cast("uintptr_t", out[0]))
 
-    def set_data_handle(self, buffer) -> None:
+    def set_data_handle(self, buffer: object) -> None:
         """Point the memory at another buffer (kept alive like the first).
 
         Waits first for submitted work that uses this memory: it must not
@@ -950,9 +962,9 @@ class Memory(Owned):
             return view.astype(dtype)
         return view.copy() if copy else view
 
-    def _use_data(self, pointers, kept: object) -> None:
+    def _use_data(self, pointers: Sequence[CData], kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
-        self._keep = self._keep[:2] + (kept,)
+        self._keep = (*self._keep[:2], kept)
         if not hasattr(self, "_size"):  # the descriptor's size, read once: the user may close it
             self._size = self.desc.size
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
@@ -1083,7 +1095,7 @@ def _is_usm(memory: Memory) -> bool:
 
 
 # Memory constructors of the interop runtimes, registered by ocl and ze.
-_INTEROP_MEMORY: dict = {}
+_INTEROP_MEMORY: dict[str, Callable[[Memory, MemoryDesc, Engine, object], Memory]] = {}
 
 
 class Primitive(Owned):
@@ -1100,6 +1112,7 @@ class Primitive(Owned):
     """
 
     __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}
+    _arg_sizes: dict[int, int]
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
@@ -1111,9 +1124,10 @@ class Primitive(Owned):
         Raises:
             ClosedObjectError: ``primitive`` is closed.
         """
-        return self._kept(0)
+        engine: Engine = self._kept(0)
+        return engine
 
-    def __init__(self, desc: PrimitiveDesc, cache_blob=None):
+    def __init__(self, desc: PrimitiveDesc, cache_blob: Buffer | None = None) -> None:
         """The primitive ``desc`` describes; made from ``cache_blob`` if given.
 
         ``cache_blob`` (bytes-like, not empty) is what :meth:`get_cache_blob`
@@ -1216,7 +1230,7 @@ def reorder(
     pd = ffi.new("dnnl_primitive_desc_t *")
     # The argument sizes come from the descriptors given, not from a
     # primitive-descriptor query: reorder needs no more of the library.
-    sizes = _create_reorder_desc(pd, src_desc, dst_desc, engine, dst_engine, with_sizes=True)
+    sizes = _create_reorder_desc(pd, src_desc, dst_desc, engine, dst_engine, with_sizes=True) or {}
     try:
         out = Primitive._new_out()
         check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
@@ -1227,7 +1241,9 @@ def reorder(
     return primitive
 
 
-def _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine, with_sizes: bool = False):
+def _create_reorder_desc(
+    out: CData, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine, with_sizes: bool = False
+) -> dict[int, int] | None:
     """``dnnl_reorder_primitive_desc_create`` into ``out``; with ``with_sizes``,
     the bytes of ``{ARG_FROM, ARG_TO}``."""
     with using(
@@ -1274,17 +1290,18 @@ class PrimitiveDesc(Owned):
     """
 
     __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}, copied by its primitives
+    _arg_sizes: dict[int, int]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
             "make a PrimitiveDesc with PrimitiveDesc.reorder(...) or adopt one with PrimitiveDesc.from_handle(...)"
         )
 
     @classmethod
-    def _made(cls, handle, engines: tuple, destroy_on_failure: bool) -> PrimitiveDesc:
+    def _made(cls, handle: CData, engines: tuple[Engine | None, ...], destroy_on_failure: bool) -> PrimitiveDesc:
         try:
             sizes = _exec_arg_sizes(handle)
         except BaseException:
@@ -1383,7 +1400,8 @@ class PrimitiveDesc(Owned):
         Raises:
             ClosedObjectError: ``desc`` is closed.
         """
-        return self._kept(0)
+        engine: Engine | None = self._kept(0)
+        return engine
 
     @property
     def impl_info(self) -> str:
@@ -1396,7 +1414,10 @@ class PrimitiveDesc(Owned):
         out = ffi.new("const char **")
         with using((self, PrimitiveDesc, "desc")) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_impl_info_str, 0, out), "dnnl_primitive_desc_query")
-            return ffi.string(out[0]).decode() if out[0] != ffi.NULL else ""
+            if out[0] == ffi.NULL:
+                return ""
+            name = ffi.string(out[0])
+            return name.decode() if isinstance(name, bytes) else name
 
     @property
     def cache_blob_id(self) -> bytes:
@@ -1419,10 +1440,14 @@ class PrimitiveDesc(Owned):
             )
             if size[0] <= 0:
                 return b""
-            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id, 0, pointer), "dnnl_primitive_desc_query")
+            check(
+                lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id, 0, pointer),
+                "dnnl_primitive_desc_query",
+            )
             if pointer[0] == ffi.NULL:
                 return b""
-            return ffi.buffer(pointer[0], size[0])[:]  # copied while the descriptor holds it
+            blob_id: bytes = ffi.buffer(pointer[0], size[0])[:]  # copied while the descriptor holds it
+            return blob_id
 
     @property
     def arg_sizes(self) -> dict[int, int]:
@@ -1434,11 +1459,11 @@ class PrimitiveDesc(Owned):
         Raises:
             ClosedObjectError: ``desc`` is closed.
         """
-        self.handle  # ClosedObjectError once closed
+        _ = self.handle  # ClosedObjectError once closed
         return dict(self._arg_sizes)
 
 
-def _exec_arg_sizes(pd) -> dict[int, int]:
+def _exec_arg_sizes(pd: CData) -> dict[int, int]:
     """``{ARG_*: bytes}`` of the arguments ``pd`` has a non-empty memory descriptor for."""
     count = ffi.new("int *")
     indices = list(_EXEC_ARG_INDICES)
@@ -1465,7 +1490,7 @@ def _cache_blob_error(status: int, name: str) -> Exception:
     return error
 
 
-def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob) -> None:
+def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buffer | None) -> None:
     """``Primitive.__init__``: the primitive of ``desc``, from ``cache_blob`` unless None."""
     use = using((desc, PrimitiveDesc, "desc"))
     if cache_blob is not None:
@@ -1494,7 +1519,7 @@ def _primitive_cache_blob(primitive: Primitive) -> bytes:
             raise _cache_blob_error(int(error.status), error.function) from None
 
 
-def make_primitive_cached(desc: PrimitiveDesc, store=None) -> Primitive:
+def make_primitive_cached(desc: PrimitiveDesc, store: CacheBlobStore | None = None) -> Primitive:
     """The primitive of ``desc``, made from a cache blob of ``store`` when it has a sound one.
 
     The entry's key is ``compose_key(engine blob id, desc.cache_blob_id)``
@@ -1520,7 +1545,11 @@ def make_primitive_cached(desc: PrimitiveDesc, store=None) -> Primitive:
 
 
 def reorder_cached(
-    src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None, store=None
+    src_desc: MemoryDesc,
+    dst_desc: MemoryDesc,
+    engine: Engine,
+    dst_engine: Engine | None = None,
+    store: CacheBlobStore | None = None,
 ) -> Primitive:
     """:func:`reorder`, through :func:`make_primitive_cached` with ``store``.
 

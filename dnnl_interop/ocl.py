@@ -17,7 +17,7 @@ stream or memory that uses them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ._buffers import device_array, device_handle, refuse_allocate
@@ -48,7 +48,12 @@ from .core import (
 from .errors import Status
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     import pyopencl.array
+
+    from ._ffi import CData
+    from .cache import CacheBlobStore
 
 __all__ = [
     "MemoryKind",
@@ -75,7 +80,7 @@ class MemoryKind(enum.IntEnum):
     BUFFER = lib.dnnl_ocl_interop_buffer
 
 
-def _pyopencl():
+def _pyopencl() -> ModuleType:
     try:
         import pyopencl
     except ImportError as exc:  # pragma: no cover - pyopencl is a test dependency
@@ -166,7 +171,7 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
 
 
-def _why_no_engine(device, context) -> str | None:
+def _why_no_engine(device: CData, context: CData) -> str | None:
     """What OpenCL says of a device oneDNN refused (oneDNN says only INVALID_ARGUMENTS)."""
     try:
         cl = _pyopencl()
@@ -187,7 +192,7 @@ def _why_no_engine(device, context) -> str | None:
         return None
 
 
-def get_device(engine: Engine):
+def get_device(engine: Engine) -> pyopencl.Device:
     """The engine's device as a ``pyopencl.Device``.
 
     Raises:
@@ -202,10 +207,11 @@ def get_device(engine: Engine):
     address = get_address(
         lib.dnnl_ocl_interop_get_device, "dnnl_ocl_interop_get_device", engine, Engine, "engine", "cl_device_id", "ocl"
     )
-    return _pyopencl().Device.from_int_ptr(address, retain=True)
+    device: pyopencl.Device = _pyopencl().Device.from_int_ptr(address, retain=True)
+    return device
 
 
-def get_context(engine: Engine):
+def get_context(engine: Engine) -> pyopencl.Context:
     """The engine's context as a ``pyopencl.Context`` (with its own reference).
 
     Raises:
@@ -221,7 +227,8 @@ def get_context(engine: Engine):
         lib.dnnl_ocl_interop_engine_get_context, "dnnl_ocl_interop_engine_get_context",
         engine, Engine, "engine", "cl_context", "ocl",
     )
-    return _pyopencl().Context.from_int_ptr(address, retain=True)
+    context: pyopencl.Context = _pyopencl().Context.from_int_ptr(address, retain=True)
+    return context
 
 
 def make_stream(engine: Engine, queue: object) -> Stream:
@@ -246,7 +253,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
         return Stream._from_handle(out[0], keep=(engine, queue))
 
 
-def get_command_queue(stream: Stream):
+def get_command_queue(stream: Stream) -> pyopencl.CommandQueue:
     """The stream's queue as a ``pyopencl.CommandQueue`` (own reference).
 
     Raises:
@@ -262,7 +269,8 @@ def get_command_queue(stream: Stream):
         lib.dnnl_ocl_interop_stream_get_command_queue, "dnnl_ocl_interop_stream_get_command_queue",
         stream, Stream, "stream", "cl_command_queue", "ocl",
     )
-    return _pyopencl().CommandQueue.from_int_ptr(address, retain=True)
+    queue: pyopencl.CommandQueue = _pyopencl().CommandQueue.from_int_ptr(address, retain=True)
+    return queue
 
 
 def make_memory(
@@ -307,14 +315,17 @@ def _engine_context(engine: Engine) -> int:
     return address_of(out[0])
 
 
-def _check_context(objects, engine: Engine, what: str) -> None:
+def _check_context(objects: Sequence[object], engine: Engine, what: str) -> None:
     """Refuse pyopencl objects of another context than the engine's.
 
     oneDNN does not check; OpenCL would fail (or worse) when the work runs.
     A bare int handle cannot be asked: it is taken as given.
     """
-    theirs = [(i, obj.context.int_ptr) for i, obj in enumerate(objects) if hasattr(obj, "int_ptr") and
-              hasattr(type(obj), "context")]
+    theirs = [
+        (i, obj.context.int_ptr)  # type: ignore[attr-defined]  # pyopencl objects: see the condition
+        for i, obj in enumerate(objects)
+        if hasattr(obj, "int_ptr") and hasattr(type(obj), "context")
+    ]
     if not theirs:
         return
     ours = _engine_context(engine)
@@ -369,7 +380,7 @@ def get_memory_kind(memory: Memory) -> MemoryKind:
     return MemoryKind(out[0])
 
 
-def get_mem_object(memory: Memory):
+def get_mem_object(memory: Memory) -> pyopencl.Buffer | None:
     """The memory's OpenCL buffer as a ``pyopencl.Buffer``, or None.
 
     USM memory has no buffer: oneDNN would hand back its pointer as a
@@ -393,7 +404,8 @@ def get_mem_object(memory: Memory):
     )
     if not address:
         return None
-    return _pyopencl().Buffer.from_int_ptr(address, retain=True)
+    buffer: pyopencl.Buffer = _pyopencl().Buffer.from_int_ptr(address, retain=True)
+    return buffer
 
 
 def set_mem_object(memory: Memory, buffer: object) -> None:
@@ -416,14 +428,14 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
     refuse_allocate(buffer, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
     _check_context([buffer], memory.engine, "buffer")
-    handle = [handle]
+    handles = [handle]
     memory._finish_work()
     with using((memory, Memory, "memory")) as c_memory:
         check(
-            lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handle[0])),
+            lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handles[0])),
             "dnnl_ocl_interop_memory_set_mem_object",
         )
-        memory._use_data(handle, kept)
+        memory._use_data(handles, kept)
 
 
 def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
@@ -472,7 +484,7 @@ def execute(
     stream: Stream,
     args: Mapping[int, Memory | None],
     deps: Iterable[object] = (),
-):
+) -> pyopencl.Event | None:
     """Execute ``primitive`` on an OpenCL stream after the events ``deps``.
 
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
@@ -502,7 +514,7 @@ def execute(
     c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
     event = ffi.new("cl_event *")
 
-    def call(c_primitive, c_stream, nargs, c_args):
+    def call(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
         return lib.dnnl_ocl_interop_primitive_execute(
             c_primitive, c_stream, nargs, c_args, c_deps, len(events), event
         )
@@ -511,7 +523,7 @@ def execute(
     if event[0] == ffi.NULL:
         return None
     cl = _pyopencl()
-    returned = cl.Event.from_int_ptr(address_of(event[0]), retain=False)
+    returned: pyopencl.Event = cl.Event.from_int_ptr(address_of(event[0]), retain=False)
     ours = cl.Event.from_int_ptr(address_of(event[0]), retain=True)
     stream._track_event(lambda: ours.command_execution_status == cl.command_execution_status.COMPLETE)
     return returned
@@ -520,7 +532,7 @@ def execute(
 # --- cached creation ---------------------------------------------------------------
 
 
-def make_engine_cached(device: object, context: object, store=None) -> Engine:
+def make_engine_cached(device: object, context: object, store: CacheBlobStore | None = None) -> Engine:
     """:func:`make_engine`, from a cache blob of ``store`` when it has a sound one.
 
     The entry is keyed by the device's cache-blob id

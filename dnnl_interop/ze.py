@@ -24,6 +24,7 @@ cache-blob functions 3.13) raise :class:`dnnl_interop.MissingFunctionError`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
@@ -49,6 +50,10 @@ from .core import (
     Primitive,
     Stream,
 )
+
+if TYPE_CHECKING:
+    from ._ffi import CData, CType
+    from .cache import CacheBlobStore
 
 __all__ = [
     "ZeHandle",
@@ -153,10 +158,10 @@ class Event(ZeHandle):
 
 
 _KINDS = (Driver, Device, Context, CommandList, Event)
-_TYPE_OF = {kind: ffi.typeof(kind._ctype) for kind in _KINDS}  # resolved once
+_TYPE_OF: dict[type[ZeHandle], CType] = {kind: ffi.typeof(kind._ctype) for kind in _KINDS}  # resolved once
 
 
-def _handle(obj: object, kind: type[ZeHandle], what: str):
+def _handle(obj: object, kind: type[ZeHandle], what: str) -> CData:
     """``obj`` as a ``kind._ctype`` cdata (as_handle refuses handles of another kind)."""
     return required_handle(obj, _TYPE_OF[kind], what)
 
@@ -445,7 +450,7 @@ def execute(
     c_deps = ffi.new("ze_event_handle_t[]", events) if events else ffi.NULL
     event = ffi.new("ze_event_handle_t *")
 
-    def call(c_primitive, c_stream, nargs, c_args):
+    def call(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
         return lib.dnnl_ze_interop_primitive_execute(
             c_primitive, c_stream, nargs, c_args, len(events), c_deps, event
         )
@@ -457,7 +462,9 @@ def execute(
 # --- cached creation -----------------------------------------------------------
 
 
-def make_engine_cached(driver: object, device: object, context: object, store=None) -> Engine:
+def make_engine_cached(
+    driver: object, device: object, context: object, store: CacheBlobStore | None = None
+) -> Engine:
     """:func:`make_engine`, from a cache blob of ``store`` when it has a sound one.
 
     As :func:`dnnl_interop.ocl.make_engine_cached`: the entry is keyed by

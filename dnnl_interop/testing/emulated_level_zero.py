@@ -58,11 +58,19 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import emulated_gpu
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import cffi
+    import numpy
+
+    from .. import ze
 from .emulated_gpu import EmulatedGpuError, EmulatedGpuUnavailableError
 
 __all__ = [
@@ -340,23 +348,25 @@ class _Loader:
         self.ffi = ffi = cffi.FFI()
         ffi.cdef(_CDEF)
         # RTLD_GLOBAL, by full path: libdnnl's dlopen("libze_loader.so.1")
-        # then finds this library by its soname.
-        self.lib = ffi.dlopen(str(path), ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
+        # then finds this library by its soname. Its attributes are _CDEF's
+        # names: an ABI-mode library has no stub to type them.
+        self.lib: Any = ffi.dlopen(str(path), os.RTLD_NOW | os.RTLD_GLOBAL)
 
-    def call(self, name: str, *args) -> int:
-        result = getattr(self.lib, name)(*args)
+    def call(self, name: str, *args: object) -> int:
+        result: int = getattr(self.lib, name)(*args)
         if result != 0:
             raise self.error(name, result)
         return result
 
     def error(self, function: str, result: int) -> LevelZeroError:
         # cffi names a known enum value, and gives the number of an unknown one.
-        return LevelZeroError(function, int(result), self.ffi.string(self.ffi.cast("ze_result_t", result)))
+        name = self.ffi.string(self.ffi.cast("ze_result_t", result))
+        return LevelZeroError(function, int(result), name.decode() if isinstance(name, bytes) else name)
 
-    def address(self, cdata) -> int:
+    def address(self, cdata: cffi.FFI.CData) -> int:
         return int(self.ffi.cast("uintptr_t", cdata))
 
-    def handle(self, ctype: str, value: object):
+    def handle(self, ctype: str, value: object) -> cffi.FFI.CData:
         """A ``ctype`` cdata for a handle value, refusing NULL."""
         address = value.int_ptr if hasattr(value, "int_ptr") else value
         if not isinstance(address, int) or isinstance(address, bool) or address <= 0:
@@ -395,9 +405,9 @@ class DeviceMemory:
 
     __slots__ = ("_pointer", "_lz", "nbytes", "kind", "__weakref__")
 
-    def __init__(self, lz: EmulatedLevelZero, pointer, nbytes: int, kind: str):
+    def __init__(self, lz: EmulatedLevelZero, pointer: cffi.FFI.CData, nbytes: int, kind: str) -> None:
         self._lz = lz
-        self._pointer = pointer
+        self._pointer: cffi.FFI.CData | None = pointer
         self.nbytes = nbytes
         self.kind = kind
 
@@ -406,7 +416,7 @@ class DeviceMemory:
         return self._pointer is None
 
     @property
-    def ptr(self):
+    def ptr(self) -> cffi.FFI.CData:
         """The allocation as an owning ``void *`` cffi pointer."""
         if self._pointer is None:
             raise ValueError(f"this {type(self).__name__} is closed")
@@ -434,13 +444,13 @@ class DeviceMemory:
         pointer, self._pointer = self._pointer, None
         self._lz._loader.ffi.release(pointer)
 
-    def __enter__(self):
+    def __enter__(self) -> DeviceMemory:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         raise TypeError(f"a {type(self).__name__} owns native memory and cannot be pickled")
 
     def __repr__(self) -> str:
@@ -459,28 +469,40 @@ class UsmArray(DeviceMemory):
 
     __slots__ = ("_array",)
 
-    def __init__(self, lz: EmulatedLevelZero, pointer, nbytes: int, kind: str, shape, dtype):
+    def __init__(
+        self,
+        lz: EmulatedLevelZero,
+        pointer: cffi.FFI.CData,
+        nbytes: int,
+        kind: str,
+        shape: tuple[int, ...],
+        dtype: numpy.dtype[Any],
+    ) -> None:
         import numpy
 
         super().__init__(lz, pointer, nbytes, kind)
         buffer = lz._loader.ffi.buffer(pointer, nbytes)  # keeps the pointer alive
         # One array whose base is the buffer: every view of it has it as base.
-        self._array = numpy.ndarray(shape, dtype, buffer=buffer)
+        self._array: numpy.ndarray[Any, Any] | None = numpy.ndarray(
+            shape, dtype, buffer=buffer  # type: ignore[arg-type]  # a cffi buffer has the buffer protocol
+        )
 
     @property
-    def array(self):
+    def array(self) -> numpy.ndarray[Any, Any]:
         """The numpy view of the allocation."""
         if self._array is None:
             raise ValueError(f"this {type(self).__name__} is closed")
         return self._array
 
     @property
-    def shape(self) -> tuple:
-        return self.array.shape
+    def shape(self) -> tuple[int, ...]:
+        shape: tuple[int, ...] = self.array.shape
+        return shape
 
     @property
-    def dtype(self):
-        return self.array.dtype
+    def dtype(self) -> numpy.dtype[Any]:
+        dtype: numpy.dtype[Any] = self.array.dtype
+        return dtype
 
     def _users(self) -> int:
         # Beyond our slot and getrefcount's argument: views of the array, and
@@ -489,7 +511,7 @@ class UsmArray(DeviceMemory):
 
     def close(self) -> None:
         """Free the allocation now; BufferError while views of ``array`` remain."""
-        if self._array is None:
+        if self._array is None or self._pointer is None:  # closed (both go together)
             return
         users = self._users()
         if users:
@@ -511,7 +533,7 @@ class UsmArray(DeviceMemory):
         )
 
 
-def _owned_handle(base: type, destroy: str):
+def _owned_handle(base: type[ze.ZeHandle], destroy: str) -> type[ze.ZeHandle]:
     """A subclass of the ``ze`` handle value ``base`` that owns its native object.
 
     It is accepted wherever a ``base`` handle is, and whatever is given it
@@ -519,16 +541,17 @@ def _owned_handle(base: type, destroy: str):
     is destroyed when the last reference goes.
     """
 
-    class Owned(base):
+    class Owned(base):  # type: ignore[valid-type, misc]  # a class made per ze handle kind
         __slots__ = ("_owner",)
+        _owner: cffi.FFI.CData
 
-        def __init__(self, loader: _Loader, cdata, *extra):
+        def __init__(self, loader: _Loader, cdata: cffi.FFI.CData, *extra: object) -> None:
             super().__init__(loader.address(cdata))
             owner = loader.ffi.gc(cdata, _destroyer(loader, destroy, extra))
             object.__setattr__(self, "_owner", owner)
 
         @property
-        def handle(self):
+        def handle(self) -> ze.ZeHandle:
             """The plain ``ze`` handle value, which compares equal to what oneDNN returns."""
             return base(self._address)
 
@@ -538,7 +561,7 @@ def _owned_handle(base: type, destroy: str):
         def __hash__(self) -> int:
             return id(self)
 
-        def __reduce__(self):
+        def __reduce__(self) -> str:
             raise TypeError(f"a {type(self).__name__} owns a native object and cannot be pickled")
 
         def __repr__(self) -> str:
@@ -547,22 +570,22 @@ def _owned_handle(base: type, destroy: str):
     return Owned
 
 
-def _destroyer(loader: _Loader, destroy: str, keep: tuple):
+def _destroyer(loader: _Loader, destroy: str, keep: tuple[object, ...]) -> Callable[[cffi.FFI.CData], None]:
     function = getattr(loader.lib, destroy)
 
-    def release(cdata, keep=keep):  # keep: what the native object needs (its pool)
+    def release(cdata: cffi.FFI.CData, keep: tuple[object, ...] = keep) -> None:  # keep: what it needs (its pool)
         function(cdata)
 
     return release
 
 
-def _ze():
+def _ze() -> ModuleType:
     from .. import ze
 
     return ze
 
 
-class CommandList(_owned_handle(_ze().CommandList, "zeCommandListDestroy")):
+class CommandList(_owned_handle(_ze().CommandList, "zeCommandListDestroy")):  # type: ignore[misc]  # made per kind
     """An immediate command list of the emulated device (a ``ze.CommandList``).
 
     Destroyed, after its commands finish, when the last reference goes: a
@@ -572,7 +595,7 @@ class CommandList(_owned_handle(_ze().CommandList, "zeCommandListDestroy")):
     __slots__ = ()
 
 
-class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
+class Event(_owned_handle(_ze().Event, "zeEventDestroy")):  # type: ignore[misc]  # made per kind
     """An event of an :class:`EventPool` (a ``ze.Event``), with its host-side operations.
 
     Pass it in ``ze.execute(..., deps=[event])`` or as the signal of
@@ -582,7 +605,7 @@ class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
 
     __slots__ = ("_loader",)
 
-    def __init__(self, loader: _Loader, cdata, pool: EventPool):
+    def __init__(self, loader: _Loader, cdata: cffi.FFI.CData, pool: EventPool) -> None:
         super().__init__(loader, cdata, pool)
         object.__setattr__(self, "_loader", loader)
 
@@ -596,7 +619,7 @@ class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
 
     @property
     def is_signalled(self) -> bool:
-        result = self._loader.lib.zeEventQueryStatus(self._owner)
+        result: int = self._loader.lib.zeEventQueryStatus(self._owner)
         if result not in (0, 1):
             raise self._loader.error("zeEventQueryStatus", result)
         return result == 0
@@ -604,7 +627,7 @@ class Event(_owned_handle(_ze().Event, "zeEventDestroy")):
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until signalled; False if ``timeout`` seconds passed first."""
         nanoseconds = _UINT64_MAX if timeout is None else max(0, int(timeout * 1e9))
-        result = self._loader.lib.zeEventHostSynchronize(self._owner, nanoseconds)
+        result: int = self._loader.lib.zeEventHostSynchronize(self._owner, nanoseconds)
         if result not in (0, 1):
             raise self._loader.error("zeEventHostSynchronize", result)
         return result == 0
@@ -615,7 +638,7 @@ class EventPool:
 
     __slots__ = ("_loader", "_owner", "count", "_taken")
 
-    def __init__(self, loader: _Loader, cdata, count: int):
+    def __init__(self, loader: _Loader, cdata: cffi.FFI.CData, count: int) -> None:
         self._loader = loader
         self._owner = loader.ffi.gc(cdata, _destroyer(loader, "zeEventPoolDestroy", ()))
         self.count = count
@@ -638,7 +661,7 @@ class EventPool:
         self._taken = max(self._taken, index + 1)
         return Event(self._loader, out[0], self)
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         raise TypeError("an EventPool owns a native object and cannot be pickled")
 
 
@@ -654,7 +677,7 @@ class EmulatedLevelZero:
     the process. ``gpu`` is the emulated OpenCL GPU it runs on.
     """
 
-    def __init__(self, loader: _Loader, gpu: emulated_gpu.EmulatedGpu):
+    def __init__(self, loader: _Loader, gpu: emulated_gpu.EmulatedGpu) -> None:
         ze = _ze()
         ffi = loader.ffi
         self._loader = loader
@@ -683,13 +706,14 @@ class EmulatedLevelZero:
         self._main_list = self._create_list(in_order=True, synchronous=False)
         self.command_list = ze.CommandList(loader.address(self._main_list))
         properties = self._properties()
-        self.name = ffi.string(properties.name).decode()
+        name = ffi.string(properties.name)
+        self.name = name.decode() if isinstance(name, bytes) else name
         self.uuid = bytes(properties.uuid.id)
         self.ip_version = self._ip_version()
 
     # --- device ---
 
-    def _properties(self):
+    def _properties(self) -> Any:  # a ze_device_properties_t * (cffi types no struct fields)
         ffi = self._loader.ffi
         properties = ffi.new(
             "ze_device_properties_t *", {"stype": self._loader.lib.ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES}
@@ -707,11 +731,12 @@ class EmulatedLevelZero:
             {"stype": self._loader.lib.ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, "pNext": ip},
         )
         self._loader.call("zeDeviceGetProperties", self._device, properties)
-        return ip.ipVersion
+        version: int = ip[0].ipVersion
+        return version
 
     # --- memory ---
 
-    def _allocate(self, kind: str, nbytes: int, alignment: int):
+    def _allocate(self, kind: str, nbytes: int, alignment: int) -> cffi.FFI.CData:
         if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
             raise ValueError(f"nbytes: expected a positive int, got {nbytes!r}")
         if not isinstance(alignment, int) or alignment < 0 or alignment & (alignment - 1):
@@ -733,21 +758,27 @@ class EmulatedLevelZero:
         free, context = loader.lib.zeMemFree, self._context
         return ffi.gc(out[0], lambda pointer: free(context, pointer), size=nbytes)
 
-    def _usm_array(self, kind: str, shape, dtype, alignment: int) -> UsmArray:
+    def _usm_array(
+        self, kind: str, shape: int | Iterable[int], dtype: numpy.typing.DTypeLike, alignment: int
+    ) -> UsmArray:
         import numpy
 
-        dtype = numpy.dtype(dtype)
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape):
-            raise ValueError(f"shape: expected positive ints, got {shape!r}")
-        nbytes = int(numpy.prod(shape)) * dtype.itemsize
-        return UsmArray(self, self._allocate(kind, nbytes, alignment), nbytes, kind, shape, dtype)
+        item_type = numpy.dtype(dtype)
+        dims = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in dims):
+            raise ValueError(f"shape: expected positive ints, got {dims!r}")
+        nbytes = int(numpy.prod(dims)) * item_type.itemsize
+        return UsmArray(self, self._allocate(kind, nbytes, alignment), nbytes, kind, dims, item_type)
 
-    def shared(self, shape, dtype="float32", *, alignment: int = 64) -> UsmArray:
+    def shared(
+        self, shape: int | Iterable[int], dtype: numpy.typing.DTypeLike = "float32", *, alignment: int = 64
+    ) -> UsmArray:
         """Shared USM (``zeMemAllocShared``) as a numpy-viewable :class:`UsmArray`."""
         return self._usm_array("shared", shape, dtype, alignment)
 
-    def host(self, shape, dtype="float32", *, alignment: int = 64) -> UsmArray:
+    def host(
+        self, shape: int | Iterable[int], dtype: numpy.typing.DTypeLike = "float32", *, alignment: int = 64
+    ) -> UsmArray:
         """Host USM (``zeMemAllocHost``) as a numpy-viewable :class:`UsmArray`."""
         return self._usm_array("host", shape, dtype, alignment)
 
@@ -763,9 +794,10 @@ class EmulatedLevelZero:
             {"stype": self._loader.lib.ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES},
         )
         self._loader.call("zeMemGetAllocProperties", self._context, self._pointer_of(memory), properties, ffi.NULL)
-        return _MEMORY_TYPES.get(properties.type, str(properties.type))
+        memory_type: int = properties[0].type
+        return _MEMORY_TYPES.get(memory_type, str(memory_type))
 
-    def _pointer_of(self, memory: object):
+    def _pointer_of(self, memory: object) -> cffi.FFI.CData:
         ffi = self._loader.ffi
         if isinstance(memory, DeviceMemory):
             return memory.ptr
@@ -774,7 +806,7 @@ class EmulatedLevelZero:
         if isinstance(memory, ffi.CData):
             return ffi.cast("void *", memory)
         try:
-            return ffi.cast("void *", ffi.from_buffer(memory))
+            return ffi.cast("void *", ffi.from_buffer(memory))  # type: ignore[call-overload]  # not a buffer: TypeError
         except TypeError:
             raise TypeError(
                 f"memory: expected a UsmArray, DeviceMemory, array or address, got {type(memory).__name__}"
@@ -782,7 +814,7 @@ class EmulatedLevelZero:
 
     # --- command lists and events ---
 
-    def _create_list(self, in_order: bool, synchronous: bool):
+    def _create_list(self, in_order: bool, synchronous: bool) -> cffi.FFI.CData:
         ffi, lib = self._loader.ffi, self._loader.lib
         desc = ffi.new(
             "ze_command_queue_desc_t *",
@@ -792,7 +824,8 @@ class EmulatedLevelZero:
         )
         out = ffi.new("ze_command_list_handle_t *")
         self._loader.call("zeCommandListCreateImmediate", self._context, self._device, desc, out)
-        return out[0]
+        command_list: cffi.FFI.CData = out[0]
+        return command_list
 
     def new_command_list(self, *, in_order: bool = True, synchronous: bool = False) -> CommandList:
         """A new immediate command list on :attr:`context` (a :class:`CommandList`)."""
@@ -812,15 +845,16 @@ class EmulatedLevelZero:
         self._loader.call("zeEventPoolCreate", self._context, desc, 0, ffi.NULL, out)
         return EventPool(self._loader, out[0], count)
 
-    def _list_of(self, command_list: object):
+    def _list_of(self, command_list: object) -> cffi.FFI.CData:
         if command_list is None:
             return self._main_list
         if isinstance(command_list, CommandList):
-            return command_list._owner
+            owner: cffi.FFI.CData = command_list._owner
+            return owner
         return self._loader.handle("ze_command_list_handle_t", command_list)
 
     def copy(self, dst: DeviceMemory, src: DeviceMemory, nbytes: int | None = None, *,
-             command_list: object = None, signal: Event | None = None, wait=()) -> None:
+             command_list: object = None, signal: Event | None = None, wait: Iterable[Event] = ()) -> None:
         """Append a copy of ``nbytes`` (default: all of ``src``) from ``src`` to ``dst``.
 
         Both are USM objects of this emulation. The copy runs on
@@ -854,7 +888,7 @@ class EmulatedLevelZero:
         False if ``timeout`` seconds passed first.
         """
         nanoseconds = _UINT64_MAX if timeout is None else max(0, int(timeout * 1e9))
-        result = self._loader.lib.zeCommandListHostSynchronize(self._list_of(command_list), nanoseconds)
+        result: int = self._loader.lib.zeCommandListHostSynchronize(self._list_of(command_list), nanoseconds)
         if result not in (0, 1):
             raise self._loader.error("zeCommandListHostSynchronize", result)
         return result == 0
@@ -926,12 +960,12 @@ def enabled() -> Iterator[EmulatedLevelZero]:
     yield enable()
 
 
-def _call_enabled(func: Callable, args: tuple, kwargs: dict) -> Any:
+def _call_enabled(func: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
     enable()
     return func(*args, **kwargs)
 
 
-def run_in_child(func: Callable, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+def run_in_child(func: Callable[..., object], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
     """Run ``func(*args, **kwargs)`` in a fresh Python process with the emulation on.
 
     As :func:`dnnl_interop.testing.emulated_gpu.run_in_child` (``func`` must

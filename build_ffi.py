@@ -14,16 +14,22 @@ Building also regenerates ``dnnl_interop/_ffi.pyi`` (the module's types) and
 checked in, and ``tests/test_generated.py`` fails when they are stale.
 """
 
+from __future__ import annotations
+
 import importlib.util
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 HEADER_DIR = ROOT / "headers"
 
 
-def _load_cdef():
+def _load_cdef() -> ModuleType:
     spec = importlib.util.spec_from_file_location("build_ffi_cdef", ROOT / "dnnl_interop" / "_cdef.py")
+    assert spec is not None and spec.loader is not None  # a .py file always has both
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -36,7 +42,7 @@ parse, preprocess = _cdef.parse, _cdef.preprocess
 make_cdef, make_source = _cdef.make_cdef, _cdef.make_source
 
 
-def read_headers(directory: Path = HEADER_DIR, names=HEADERS):
+def read_headers(directory: Path = HEADER_DIR, names: Iterable[str] = HEADERS) -> Any:  # a _cdef.Declarations
     return _cdef.read_headers(directory, names)
 
 

@@ -371,7 +371,9 @@ def step(engine, stream):
     dnnl.reorder(src.desc, dst.desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
 
 step(engine, stream)
-# and a cycle left for the interpreter to collect at exit
+# and a cycle left for the interpreter to collect at exit (no collection
+# before then: when one runs depends on how much the script allocated)
+gc.disable()
 cycle_engine = dnnl.Engine()
 cycle_stream = dnnl.Stream(cycle_engine)
 held = numpy.zeros((256, 256), numpy.float32).view(Held)

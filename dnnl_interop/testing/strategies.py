@@ -300,11 +300,12 @@ def memory_descs(*, max_dims: int = 4, max_side: int = 16) -> st.SearchStrategy[
 
 _SIZE_T = struct.Struct("@N")
 _THREE_INTS = struct.Struct("@3i")
-# Names as drivers report them, in UTF-8 (never a NUL). An explicit alphabet:
-# st.characters would build Hypothesis's Unicode tables on first use (seconds).
+# Names as drivers report them, in UTF-8 (never a NUL). Characters are sampled:
+# st.text and st.characters build Hypothesis's Unicode tables in every fresh
+# directory (up to seconds on a loaded machine, failing its too_slow check).
 _NAME_CHARACTERS = string.ascii_letters + string.digits + string.punctuation + " \t" + "®™µéü—中"
-_names = st.text(_NAME_CHARACTERS, max_size=48).map(str.encode)
-_hashes = st.one_of(st.just(b""), st.text("0123456789abcdef", min_size=40, max_size=40).map(str.encode))
+_names = st.lists(st.sampled_from(_NAME_CHARACTERS), max_size=48).map(lambda chars: "".join(chars).encode())
+_hashes = st.one_of(st.just(b""), st.binary(min_size=20, max_size=20).map(lambda digest: digest.hex().encode()))
 _int32s = st.integers(_INT32_MIN, _INT32_MAX)
 
 

@@ -180,7 +180,7 @@ def apis() -> list[Api]:
             {"buffer": bh("buffer", ("args[1]",))}, section="host-buffers",
             then="prim.execute(strm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: dst}); strm.wait(); gc.collect()"),
         Api("core.Memory.set_data_handle", "dst.set_data_handle($buffer)", {"buffer": "out2"},
-            {"buffer": bh("buffer", ("args[17]",))}, section="host-buffers",
+            {"buffer": bh("buffer", ("args[17]",), layout="ba")}, section="host-buffers",
             then=_EXECUTE_CPU + "; gc.collect()"),
         Api("core.Memory.unmap_data", "src.unmap_data($pointer)", {"pointer": "src.map_data()"}, {"pointer": [
             ("None", "None", Raises(TYPE_OR_VALUE, "pointer")),
@@ -341,6 +341,15 @@ def apis() -> list[Api]:
                 ],
             }, library=GPU_LIBRARY,
             then="gprim.execute(gstrm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: gdst}); gstrm.wait()"),
+        Api("ocl.as_array", "arr = ocl.as_array($memory, $queue)", {"memory": "gsrc", "queue": "gqueue"}, {
+            "memory": v.dnnl_object("Memory", "memory"),
+            "queue": [
+                ("None", "None", Raises(TYPE, "queue")),
+                ("pyopencl.Context", "gctx", Raises(TYPE, "queue")),
+                ("int", "5", Raises(TYPE, "queue")),
+                ("str", "'q'", Raises(TYPE, "queue")),
+            ],
+        }, library=GPU_LIBRARY, then="assert arr.shape == (4, 4) and arr.get().shape == (4, 4)"),
         Api("ocl.set_mem_object", "ocl.set_mem_object($memory, $buffer)", {"memory": "gsrc", "buffer": "gbuf2"}, {
             "memory": v.dnnl_object("Memory", "memory"),
             "buffer": [

@@ -116,11 +116,12 @@ def type_name(fixture: str) -> str:
     }[fixture]
 
 
-def host_buffer(name: str, also: tuple[str, ...] = ()) -> list:
-    """A host buffer for a 4x4 float32 descriptor (64 bytes).
+def host_buffer(name: str, also: tuple[str, ...] = (), layout: str = "ab") -> list:
+    """A host buffer for a 4x4 float32 descriptor (64 bytes) of tag ``layout``.
 
     ``also`` are other names a refusal may give (``args[1]``: a memory
-    without a buffer is refused at execute instead of at creation).
+    without a buffer is refused at execute instead of at creation). A
+    Fortran-order array is the ``"ba"`` layout itself: used in place there.
     """
     names = (name, *also)
     either = Either(Ok(), Raises(TYPE_OR_VALUE, name))
@@ -150,7 +151,8 @@ def host_buffer(name: str, also: tuple[str, ...] = ()) -> list:
         ("0-d array", "np.array(0, np.float32)", bad),
         ("object array", "np.empty((4, 4), object)", bad),
         ("non-contiguous array", "np.zeros((4, 8), np.float32)[:, ::2]", bad),
-        ("Fortran-order array", "np.asfortranarray(np.arange(16, dtype=np.float32).reshape(4, 4))", bad),
+        ("Fortran-order array", "np.asfortranarray(np.arange(16, dtype=np.float32).reshape(4, 4))",
+         Ok() if layout == "ba" else bad),
         ("read-only array", "ro_array", bad),
         ("flat float32 array of the size", "np.zeros(16, np.float32)", either),
         ("cffi char[8]", "ffi.new('char[8]')", bad),

@@ -462,7 +462,9 @@ def set_verbose(level: int) -> None:
     if not -_C_INT <= level < _C_INT:
         raise ValueError(f"level: {level} does not fit a C int")
     require("dnnl_set_verbose")
-    check(lib.dnnl_set_verbose(level), "dnnl_set_verbose")
+    status = lib.dnnl_set_verbose(level)
+    if status:
+        raise status_error(status, "dnnl_set_verbose", f"level: {level} given; oneDNN takes 0, 1 or 2")
 
 
 def _rebind(path: str) -> Library:

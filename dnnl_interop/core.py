@@ -561,10 +561,12 @@ class MemoryDesc(Owned):
             rank = _tag_rank(tag)
             if rank is not None and rank != len(dims):
                 raise ValueError(f"tag: {tag!r} lays out {rank} dimensions, the shape has {len(dims)}")
-            check(
-                lib.dnnl_memory_desc_create_with_tag(out, len(dims), dims, int(data_type), _FORMAT_TAGS[tag]),
-                "dnnl_memory_desc_create_with_tag",
-            )
+            status = lib.dnnl_memory_desc_create_with_tag(out, len(dims), dims, int(data_type), _FORMAT_TAGS[tag])
+            if status:
+                raise status_error(
+                    status, "dnnl_memory_desc_create_with_tag",
+                    f"oneDNN refused shape {dims} of {data_type.name.lower()} in layout {tag!r}",
+                )
             self.tag, self._strides = tag, _tag_strides(tag, dims)
         self.shape, self.data_type = dims, data_type
         self._adopt(out[0])
@@ -1241,6 +1243,13 @@ def reorder(
     return primitive
 
 
+def _engine_words(engine: Engine) -> str:
+    """``engine`` in words for a message: its kind and runtime."""
+    kind = "a GPU" if engine.kind == EngineKind.GPU else "a CPU"
+    runtime = {"ocl": " OpenCL", "ze": " Level Zero"}.get(engine._runtime, "")
+    return f"{kind}{runtime} engine"
+
+
 def _create_reorder_desc(
     out: CData, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine, with_sizes: bool = False
 ) -> dict[int, int] | None:
@@ -1252,10 +1261,13 @@ def _create_reorder_desc(
         (dst_desc, MemoryDesc, "dst_desc"),
         (dst_engine, Engine, "dst_engine"),
     ) as (src_md, c_engine, dst_md, c_dst_engine):
-        check(
-            lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL),
-            "dnnl_reorder_primitive_desc_create",
-        )
+        status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL)
+        if status:
+            raise status_error(
+                status, "dnnl_reorder_primitive_desc_create",
+                f"oneDNN made no reorder from {src_desc!r} on {_engine_words(engine)} "
+                f"to {dst_desc!r} on {_engine_words(dst_engine)}",
+            )
         if not with_sizes:
             return None
         return {

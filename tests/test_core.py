@@ -317,3 +317,25 @@ def test_objects_alive_at_interpreter_shutdown_are_destroyed_cleanly(real_dnnl):
     assert result.returncode == 0, result.stderr
     assert result.stdout == "done\n"
     assert result.stderr == ""
+
+
+# --- what only oneDNN knows: the message says what was passed ------------------
+
+
+def test_a_refused_reorder_names_both_descriptors_and_engines(engine):
+    src, dst = dnnl.MemoryDesc((2, 3), "float32", "ab"), dnnl.MemoryDesc((3, 2), "float32", "ab")
+    with pytest.raises(dnnl.InvalidArgumentsError) as raised:
+        dnnl.reorder(src, dst, engine)
+    message = str(raised.value)
+    assert "MemoryDesc((2, 3), f32, 'ab') on a CPU engine to MemoryDesc((3, 2), f32, 'ab') on a CPU engine" in message
+    assert "ONEDNN_VERBOSE=check" in message
+
+
+def test_a_refused_memory_descriptor_names_shape_type_and_layout(real_dnnl):
+    with pytest.raises(dnnl.InvalidArgumentsError, match=r"refused shape \(2, 3\) of s4 in layout 'ab'"):
+        dnnl.MemoryDesc((2, 3), "s4", "ab")
+
+
+def test_a_refused_verbose_level_says_which_levels_exist(real_dnnl):
+    with pytest.raises(dnnl.InvalidArgumentsError, match=r"level: 5 given; oneDNN takes 0, 1 or 2"):
+        dnnl.set_verbose(5)

@@ -964,6 +964,18 @@ class Memory(Owned):
             return view.astype(dtype)
         return view.copy() if copy else view
 
+    def __buffer__(self, flags: int) -> memoryview:
+        """``memoryview(memory)`` (Python 3.12 and later): the bytes of :meth:`__array__`'s view.
+
+        Same rules as ``numpy.asarray(memory)``: CPU engine memory only, the
+        buffer valid while the memoryview lives. Before 3.12 Python classes
+        cannot offer the buffer protocol: use ``memoryview(numpy.asarray(memory))``.
+        """
+        view = self.__array__().data
+        if flags & 0x0001 and view.readonly:  # PyBUF_WRITABLE (inspect.BufferFlags from 3.12)
+            raise BufferError("memory: the view is read-only")
+        return view
+
     def _use_data(self, pointers: Sequence[CData], kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
         self._keep = (*self._keep[:2], kept)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -380,3 +381,22 @@ def test_an_empty_array_is_described_and_viewed_without_a_buffer(engine):
         with memory.mapped() as array:
             assert array.shape == (0, 3) and array.sum() == 0
         del array
+
+
+def test_the_buffer_protocol_gives_the_same_bytes_and_keeps_the_buffer_valid(engine):
+    # memoryview(memory) calls __buffer__ on Python 3.12 and later; called directly here so
+    # the rule is checked on every supported Python.
+    with dnnl.MemoryDesc((4, 8), "f32", "ab") as desc:
+        memory = dnnl.Memory(desc, engine)
+        live = dnnl._owned.live_objects()
+        view = memory.__buffer__(0)
+        assert (view.format, view.shape, view.nbytes) == ("f", (4, 8), 128)
+        view[0, 0] = 2.5
+        assert np.asarray(memory)[0, 0] == 2.5
+        assert sys.version_info < (3, 12) or memoryview(memory).tobytes() == view.tobytes()
+        memory.close()
+        assert dnnl._owned.live_objects() == live  # the handle waits for the memoryview
+        assert view[0, 0] == 2.5
+        view.release()
+        gc.collect()
+        assert dnnl._owned.live_objects() == live - 1

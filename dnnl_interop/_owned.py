@@ -25,6 +25,7 @@ Thread safety relies on the GIL: single dictionary operations are atomic.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import threading
 import weakref
@@ -59,6 +60,9 @@ class _Shared:
         # that address or, if none does, of the first that borrows it.
         self.holders: dict[int, tuple[int, weakref.ref[Owned]]] = {}
         self.address_of = address_of  # reached at shutdown, when module globals are gone
+        # Objects whose finalizer found the lock taken by another thread (a
+        # finalizer never blocks): closed by the next thread to take it.
+        self.finalized: collections.deque[Owned] = collections.deque()
 
 
 _shared = _Shared()
@@ -66,7 +70,21 @@ _shared = _Shared()
 
 def live_objects() -> int:
     """How many oneDNN handles exist right now (for leak checks)."""
+    _close_finalized(_shared)
     return _shared.live
+
+
+def _close_finalized(shared: _Shared) -> None:
+    """Close the objects finalizers had to leave to another thread (see ``_Shared.finalized``).
+
+    Never blocks: an object whose lock is taken again waits for the next call.
+    """
+    for _ in range(len(shared.finalized)):
+        try:
+            obj = shared.finalized.popleft()
+        except IndexError:
+            return
+        obj._close_handle(finalizing=True)
 
 
 def holder_of(address: int) -> tuple[bool, Owned | None]:
@@ -118,6 +136,8 @@ class Owned:
             address = address_of(handle)
             if not getattr(self, "_borrowed", False) or address not in shared.holders:
                 shared.holders[address] = (id(self), weakref.ref(self))
+        if shared.finalized:
+            _close_finalized(shared)
 
     @classmethod
     def _from_handle(cls: type[_O], handle: CData, keep: tuple[Any, ...] = ()) -> _O:
@@ -192,6 +212,8 @@ class Owned:
             return
         self._finish_work()
         self._close_handle()
+        if self._shared.finalized:
+            _close_finalized(self._shared)
 
     def _finish_work(self) -> None:
         """Wait for every stream that has submitted work using this object."""
@@ -208,7 +230,10 @@ class Owned:
         """
         shared = self._shared
         if not shared.lock.acquire(blocking=not finalizing):
-            return  # only at shutdown, held by a thread that will never run again
+            # Another thread holds it (at shutdown maybe one that will never
+            # run again): keep the object for the next thread that takes it.
+            shared.finalized.append(self)
+            return
         try:
             handle = getattr(self, "_handle", None)  # unset if creation failed
             if handle is None:
@@ -253,6 +278,8 @@ class Owned:
     def __del__(self) -> None:
         try:
             self._close_handle(finalizing=True)
+            if self._shared.finalized:
+                _close_finalized(self._shared)
         except Exception:  # nothing can be raised from a finalizer
             pass
 

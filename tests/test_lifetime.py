@@ -11,12 +11,14 @@ C, with a library that counts every create and destroy.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import pickle
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -335,3 +337,25 @@ def test_a_numpy_array_is_never_taken_for_a_handle(real_dnnl):
     for array in (np.array([5]), np.zeros(3), np.array(7)):
         with pytest.raises(TypeError, match=r"^device: expected a cl_device_id .* got a numpy.ndarray"):
             ocl.get_engine_cache_blob_id(array)
+
+
+def test_an_object_finalized_while_another_thread_holds_the_lock_is_still_destroyed(real_dnnl):
+    # A finalizer never blocks; when the binding's lock is taken by another
+    # thread it leaves the handle to the next thread that takes the lock.
+    live = dnnl._owned.live_objects()
+    desc = dnnl.MemoryDesc((4, 4), "float32", "ab")
+    taken, release = threading.Event(), threading.Event()
+
+    def hold_the_lock():
+        with dnnl._owned.Owned._shared.lock:
+            taken.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    assert taken.wait(10)
+    del desc  # finalized here, while the other thread holds the lock
+    gc.collect()
+    release.set()
+    holder.join(10)
+    assert dnnl._owned.live_objects() == live

@@ -253,9 +253,9 @@ def main() -> None:
 
 
 def _baseline_variant(revision: str, engine_args):
-    """This package with ``core``, ``_owned`` and ``_handles`` as of ``revision``,
-    importable as ``dnnl_interop_baseline`` (the loader and ``_ffi`` stay this
-    build's): its core module and a no-op-timing function like ``binding_noop``."""
+    """This package's Python modules as of ``revision``, importable as
+    ``dnnl_interop_baseline`` (``_ffi`` stays this build's): its core module
+    and a no-op-timing function like ``binding_noop``."""
     import importlib
     import pathlib
     import shutil
@@ -269,7 +269,9 @@ def _baseline_variant(revision: str, engine_args):
     package = root / "dnnl_interop_baseline"
     shutil.copytree(pathlib.Path(dnnl_interop.__file__).parent, package)
     checkout = pathlib.Path(__file__).resolve().parent.parent
-    for name in ("core.py", "_owned.py", "_handles.py"):
+    listing = subprocess.run(["git", "ls-tree", "--name-only", f"{revision}:dnnl_interop"], check=True,
+                             capture_output=True, text=True, cwd=checkout).stdout.split()
+    for name in (name for name in listing if name.endswith(".py")):
         text = subprocess.run(["git", "show", f"{revision}:dnnl_interop/{name}"], check=True,
                               capture_output=True, cwd=checkout).stdout
         (package / name).write_bytes(text)

@@ -12,6 +12,7 @@ under the soname libdnnl opens.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -126,3 +127,41 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
     assert version == TARGET_ONEDNN
     assert layer == str(tmp_path / "dnnl_interop" / "testing" / "libdnnl_interop_emulated_gpu.so")
     assert loadable == "True"
+
+
+# --- the README's install-alone commands, in a plain environment ----------------
+# Here, not in a file of their own: two in-tree builds of this checkout at once
+# (the wheel above, this install) would share its build directory.
+#
+# The ``install-alone`` shell block of README.md runs (``bash -e``) from this
+# checkout with ``HOME`` in a temporary directory (the block's virtual
+# environment goes there) and no OpenCL, oneDNN or binding variable set:
+# ``Engine.cpu()`` must work on what ``pip install ".[onednn]"`` alone brings.
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
+# What a user's shell may well have, and what would hide a missing step if it leaked in.
+UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
+
+
+def test_the_readme_has_one_install_alone_block():
+    assert len(BLOCK.findall(README)) == 1
+
+
+def test_the_install_alone_commands_work_with_no_variable_set(tmp_path):
+    (script,) = BLOCK.findall(README)
+    env = {name: value for name, value in os.environ.items() if not name.startswith(UNSET_PREFIXES)}
+    env["HOME"] = str(tmp_path)
+    env["PATH"] = os.pathsep.join(  # no virtual environment's bin first: a plain shell
+        part for part in env.get("PATH", "").split(os.pathsep) if not part.startswith(str(ROOT))
+    )
+    done = subprocess.run(
+        ["bash", "-e", "-x", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    venv = tmp_path / "dnnl-interop-venv"
+    assert (venv / "bin" / "python").exists()
+    lines = done.stdout.splitlines()
+    assert "CPU" in lines, done.stdout[-2000:]  # Engine.cpu().kind.name
+    assert re.search(r"CPU engine:\s+yes", done.stdout), done.stdout[-4000:]
+    assert "No broken requirements found." in done.stdout

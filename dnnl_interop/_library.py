@@ -17,10 +17,10 @@ taking over the global namespace (which would hide pyopencl's own platforms).
 
 Only regular files are opened (a FIFO or a device would block or worse).
 
-One process binds one library: the function table is process-wide. The
-loader's lock is replaced in a forked child (the thread that held it in the
-parent does not exist there), and a call whose library could not be loaded
-reports the error of its own thread's attempt.
+One process binds one library: the function table is process-wide. A fork
+waits for a load under way in another thread, and the child starts with a
+fresh loader lock; a call whose library could not be loaded reports the
+error of its own thread's attempt.
 """
 
 from __future__ import annotations
@@ -144,14 +144,24 @@ _library: Library | None = None
 _thread_state = _thread._local()
 
 
+def _before_fork() -> None:
+    # A load under way in another thread finishes first: a child must not
+    # inherit half a load (oneDNN's initialization stopped midway crashes it).
+    _lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _lock.release()
+
+
 def _after_fork_in_child() -> None:
-    # The thread that may have held the lock at fork time does not exist in
-    # the child; a copy of a held lock would never be released.
+    # The lock was held for the fork by a thread the child has under another
+    # state; a fresh one starts the child clean.
     global _lock
     _lock = _thread.RLock()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child)
 
 
 def loaded_library() -> Library | None:

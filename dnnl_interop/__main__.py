@@ -127,7 +127,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -184,43 +186,36 @@ def _info(args: argparse.Namespace) -> int:
     if args.emulated_level_zero:
         return _emulated_level_zero_info(args, _info)
     facts = _info.collect()
-    if args.json:
-        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
-    else:
-        sys.stdout.write(_info.render_text(facts))
-    sys.stdout.flush()
-    summary = _info.problem_summary(facts)
-    if summary:
-        print(f"dnnl-interop info: {summary} (exit {facts['exit_code']})", file=sys.stderr)
-    code: int = facts["exit_code"]
-    return code
+    return _report(args, facts, _info.render_text, "info", _info.problem_summary(facts))
 
 
 def _emulated_gpu_info(args: argparse.Namespace, _info: ModuleType) -> int:
     facts = _info.collect_emulated_gpu()
-    if args.json:
-        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
-    else:
-        sys.stdout.write(_info.render_emulated_gpu(facts))
-    sys.stdout.flush()
-    if facts["exit_code"]:
-        print(f"dnnl-interop info --emulated-gpu: no engine on the emulated GPU (exit {facts['exit_code']})",
-              file=sys.stderr)
-    code: int = facts["exit_code"]
-    return code
+    summary = "no engine on the emulated GPU" if facts["exit_code"] else None
+    return _report(args, facts, _info.render_emulated_gpu, "info --emulated-gpu", summary)
 
 
 def _emulated_level_zero_info(args: argparse.Namespace, _info: ModuleType) -> int:
     facts = _info.collect_emulated_level_zero()
+    summary = None
+    if facts["exit_code"]:
+        summary = ("no usable oneDNN" if facts["exit_code"] == _info.EXIT_NO_ONEDNN
+                   else "no engine on the emulated Level Zero device")
+    return _report(args, facts, _info.render_emulated_level_zero, "info --emulated-level-zero", summary)
+
+
+def _report(
+    args: argparse.Namespace, facts: dict[str, Any], render: Callable[[dict[str, Any]], str], command: str,
+    summary: str | None,
+) -> int:
+    """Print ``facts`` (JSON with ``--json``, else ``render``), ``summary`` on stderr; the exit code."""
     if args.json:
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
     else:
-        sys.stdout.write(_info.render_emulated_level_zero(facts))
+        sys.stdout.write(render(facts))
     sys.stdout.flush()
-    if facts["exit_code"]:
-        reason = ("no usable oneDNN" if facts["exit_code"] == _info.EXIT_NO_ONEDNN
-                  else "no engine on the emulated Level Zero device")
-        print(f"dnnl-interop info --emulated-level-zero: {reason} (exit {facts['exit_code']})", file=sys.stderr)
+    if summary:
+        print(f"dnnl-interop {command}: {summary} (exit {facts['exit_code']})", file=sys.stderr)
     code: int = facts["exit_code"]
     return code
 

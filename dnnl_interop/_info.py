@@ -699,12 +699,17 @@ def collect_emulated_gpu() -> Facts:
         facts.update(emulated_gpu.run_in_child(_probe_emulated_gpu))
     except Exception as exc:  # no layer, no Intel runtime, or the child failed
         facts["error"] = _error(exc)
-    engine = facts.get("gpu_engine")
+    _set_emulated_exit_code(facts, "gpu_engine")
+    return facts
+
+
+def _set_emulated_exit_code(facts: Facts, engine_key: str) -> None:
+    """Set an emulated probe's exit code: oneDNN unusable in the child, or no engine made there."""
+    engine = facts.get(engine_key)
     if facts["error"] is None and facts["onednn"]["error"] is not None:
         facts["exit_code"] = EXIT_NO_ONEDNN
     elif facts["error"] is not None or not (engine and engine["ok"]):
         facts["exit_code"] = EXIT_NO_EMULATED_GPU
-    return facts
 
 
 def render_emulated_gpu(facts: Facts) -> str:
@@ -807,11 +812,7 @@ def collect_emulated_level_zero() -> Facts:
         return facts
     except Exception as exc:  # no loader, no Intel runtime, or the child failed
         facts["error"] = _error(exc)
-    engine = facts.get("engine")
-    if facts["error"] is None and facts["onednn"]["error"] is not None:
-        facts["exit_code"] = EXIT_NO_ONEDNN
-    elif facts["error"] is not None or not (engine and engine["ok"]):
-        facts["exit_code"] = EXIT_NO_EMULATED_GPU
+    _set_emulated_exit_code(facts, "engine")
     return facts
 
 

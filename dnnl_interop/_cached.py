@@ -46,7 +46,7 @@ from ._ffi import ffi, lib
 from ._library import check
 from ._owned import Owned, using
 from .cache import CacheBlobStore, compose_key
-from .core import Engine, Primitive, PrimitiveDesc
+from .core import Engine, Primitive, PrimitiveDesc, _engine_runtime
 from .errors import DnnlError
 
 _Made = TypeVar("_Made", bound=Owned)  # an Engine or a Primitive
@@ -174,23 +174,21 @@ def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
     Read from the C engine, so descriptors adopted without their Engine work too.
     """
     c_engine = ffi.new("dnnl_engine_t *")
-    kind = ffi.new("dnnl_engine_kind_t *")
     with using((desc, PrimitiveDesc, "desc")) as pd:
         check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine), "dnnl_primitive_desc_query")
         engine = c_engine[0]
-        check(lib.dnnl_engine_get_kind(engine, kind), "dnnl_engine_get_kind")
-        if kind[0] != lib.dnnl_gpu:
-            return None, b""
-        # The getters refuse (INVALID_ARGUMENTS) an engine of another runtime.
-        device = ffi.new("cl_device_id *")
-        if lib.dnnl_ocl_interop_get_device(engine, device) == 0:
+        runtime = _engine_runtime(engine)
+        if runtime == "ocl":
             from . import ocl
 
+            device = ffi.new("cl_device_id *")
+            check(lib.dnnl_ocl_interop_get_device(engine, device), "dnnl_ocl_interop_get_device")
             return "ocl", ocl.get_engine_cache_blob_id(device[0])
-        driver, ze_device = ffi.new("ze_driver_handle_t *"), ffi.new("ze_device_handle_t *")
-        if (lib.dnnl_ze_interop_engine_get_driver(engine, driver) == 0
-                and lib.dnnl_ze_interop_engine_get_device(engine, ze_device) == 0):
+        if runtime == "ze":
             from . import ze
 
+            driver, ze_device = ffi.new("ze_driver_handle_t *"), ffi.new("ze_device_handle_t *")
+            check(lib.dnnl_ze_interop_engine_get_driver(engine, driver), "dnnl_ze_interop_engine_get_driver")
+            check(lib.dnnl_ze_interop_engine_get_device(engine, ze_device), "dnnl_ze_interop_engine_get_device")
             return "ze", ze.get_engine_cache_blob_id(driver[0], ze_device[0])
     return None, b""

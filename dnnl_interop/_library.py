@@ -32,15 +32,21 @@ import site
 import stat
 import sys
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _elf
 from ._ffi import ffi, lib
 from ._icd import register_cpu_driver
 from .errors import LibraryNotFoundError, MissingFunctionError, Status, make_error
 
+# `typing` stays out of `import dnnl_interop` (it alone would add about half
+# the package's import time): type checkers treat this name as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from ._ffi import CData
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "ENV_VAR",
@@ -377,8 +383,6 @@ def missing_function_error(function: str) -> Exception | None:
         return None  # the table was bound again since (tests' _rebind)
     return _missing(function, library)
 
-
-_T = TypeVar("_T")
 
 
 def status_error(code: int, function: str, detail: str | None = None) -> Exception:

@@ -97,6 +97,17 @@ def test_import_loads_no_library():
     assert result == {"dnnl": [], "wheel_libs": [], "bound": False}
 
 
+def test_import_imports_no_heavy_module():
+    """`import dnnl_interop` stays cheap: typing, numpy, pyopencl, cffi's
+    compiler side and the submodules come only when used."""
+    heavy = ["typing", "numpy", "pyopencl", "cffi", "dnnl_interop.core", "dnnl_interop.ocl", "dnnl_interop.ze"]
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys, dnnl_interop; print([m for m in {heavy!r} if m in sys.modules])"],
+        capture_output=True, text=True, check=True,
+    )
+    assert done.stdout.strip() == "[]"
+
+
 def test_import_works_with_no_onednn_reachable(tmp_path):
     """With oneDNN unloadable, importing still works."""
     env = clean_env(DNNL_INTEROP_LIBRARY=str(tmp_path / "missing" / "libdnnl.so.3"))

@@ -281,7 +281,8 @@ def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
     return index
 
 
-_RUNTIME_NAMES = {"native": "a CPU or SYCL", "ocl": "an OpenCL", "ze": "a Level Zero"}
+# An engine of each runtime, in words (messages here and in _interop).
+ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
 
 
 def _explain(
@@ -311,8 +312,8 @@ def _explain(
     engine = stream.engine
     if runtime is not None and engine._runtime != runtime:
         detail = (
-            f"stream: a stream of {_RUNTIME_NAMES[engine._runtime]} engine; "
-            f"it needs a stream of {_RUNTIME_NAMES[runtime]} engine"
+            f"stream: a stream of {ENGINE_NAMES[engine._runtime]}; "
+            f"it needs a stream of {ENGINE_NAMES[runtime]}"
         )
         return status_error(status, name, detail)
     engines = primitive._keep

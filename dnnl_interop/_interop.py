@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ._buffers import device_handle
+from ._execution import ENGINE_NAMES
 from ._ffi import ffi, lib
 from ._handles import address_of, as_handle
 from ._library import check, checked
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 # A getter of the C API: status = function(object handle, type *out).
 Getter = Callable[["CData", "CData"], int]
 
-_ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
 _MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine"}
 
 
@@ -56,8 +56,8 @@ class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(
             if isinstance(engine, Engine) and engine._runtime != self._runtime:
                 thing = "" if obj is engine else f"a {type(obj).__name__} on "
                 detail = (
-                    f"{what}: {thing}{_ENGINE_NAMES[engine._runtime]}; "
-                    f"it needs {_ENGINE_NAMES[self._runtime]} ({_MAKERS[self._runtime]})"
+                    f"{what}: {thing}{ENGINE_NAMES[engine._runtime]}; "
+                    f"it needs {ENGINE_NAMES[self._runtime]} ({_MAKERS[self._runtime]})"
                 )
                 raise make_error(error.status, error.function, detail) from None
 

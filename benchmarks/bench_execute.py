@@ -29,7 +29,7 @@ others (the rounds are bimodal: quartiles like [10 .. 120] µs), so neither
 the difference of those medians nor the median of the per-round paired
 differences (also printed) resolves a µs. A second, isolated measurement
 settles it: the same three variants with the oneDNN call replaced by a C
-no-op of the same signature (``core._primitive_execute``, the function
+no-op of the same signature (``_primitive._primitive_execute``, the function
 ``Primitive.execute`` calls, is swapped for the no-op for the
 duration; the package is not modified), so only the Python-side work
 differs. Target: binding minus raw cffi at most 2 µs a call.
@@ -121,7 +121,6 @@ def main() -> None:
     import numpy
 
     import dnnl_interop as dnnl
-    from dnnl_interop import core
     from dnnl_interop._ffi import ffi, lib
 
     library = dnnl.load_library()
@@ -218,25 +217,26 @@ def main() -> None:
                                       c_loop_args[2], c_loop_args[3], n)
 
     variants = {"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop}
-    baseline_core = None
+    baseline_module = None
     if args.baseline:
-        baseline_core, baseline_noop = _baseline_variant(args.baseline, engine_args=(src, dst))
+        baseline_module, baseline_noop = _baseline_variant(args.baseline, engine_args=(src, dst))
         variants[f"binding at {args.baseline}"] = baseline_noop
-    real_execute = core._primitive_execute
-    core._primitive_execute = noop
-    if baseline_core is not None:
-        baseline_core._primitive_execute = noop
+    execute_module = _execute_module(primitive)
+    real_execute = execute_module._primitive_execute
+    execute_module._primitive_execute = noop
+    if baseline_module is not None:
+        baseline_module._primitive_execute = noop
     try:
         before = bench_lib.noop_calls()
         binding_noop(10)
         if bench_lib.noop_calls() - before != 10:
-            raise SystemExit("Primitive.execute no longer calls core._primitive_execute: "
+            raise SystemExit("Primitive.execute no longer calls _primitive_execute: "
                              "the isolated measurement needs updating")
         print(f"isolated: the oneDNN call replaced by a C no-op; {args.rounds} rounds x "
               f"{args.isolated_calls} calls; per call:")
         iso = report(interleave(variants, args.rounds, args.isolated_calls))
     finally:
-        core._primitive_execute = real_execute
+        execute_module._primitive_execute = real_execute
     if args.baseline:
         then = iso[f"binding at {args.baseline}"]
         print(f"  binding now - binding at {args.baseline} = {(iso['binding'] - then) * 1e6:.3f} µs a call")
@@ -254,8 +254,9 @@ def main() -> None:
 
 def _baseline_variant(revision: str, engine_args):
     """This package's Python modules as of ``revision``, importable as
-    ``dnnl_interop_baseline`` (``_ffi`` stays this build's): its core module
-    and a no-op-timing function like ``binding_noop``."""
+    ``dnnl_interop_baseline`` (``_ffi`` stays this build's): the module whose
+    ``_primitive_execute`` its primitives call, and a no-op-timing function
+    like ``binding_noop``."""
     import importlib
     import pathlib
     import shutil
@@ -277,16 +278,16 @@ def _baseline_variant(revision: str, engine_args):
         (package / name).write_bytes(text)
     sys.path.insert(0, str(root))
     old = importlib.import_module("dnnl_interop_baseline")
-    old_core = importlib.import_module("dnnl_interop_baseline.core")
+    old_args = importlib.import_module("dnnl_interop_baseline._args").ARGS
     engine = old.Engine.cpu()
     stream = old.Stream(engine)
     src_md = old.MemoryDesc((2, 2), "f32", "ab")
     dst_md = old.MemoryDesc((2, 2), "f32", "ba")
     primitive = old.reorder(src_md, dst_md, engine)
     src, dst = engine_args
-    exec_args = {old_core.ARGS["ARG_FROM"]: old.Memory(src_md, engine, src),
-                 old_core.ARGS["ARG_TO"]: old.Memory(dst_md, engine, dst),
-                 old_core.ARGS["ARG_SCRATCHPAD"]: None}
+    exec_args = {old_args["ARG_FROM"]: old.Memory(src_md, engine, src),
+                 old_args["ARG_TO"]: old.Memory(dst_md, engine, dst),
+                 old_args["ARG_SCRATCHPAD"]: None}
 
     def baseline_noop(n):
         execute = primitive.execute
@@ -296,7 +297,15 @@ def _baseline_variant(revision: str, engine_args):
         return time.perf_counter() - t0
 
     baseline_noop.keep = (engine, stream, primitive, exec_args, src_md, dst_md)
-    return old_core, baseline_noop
+    return _execute_module(primitive), baseline_noop
+
+
+def _execute_module(primitive):
+    """The module whose ``_primitive_execute`` the primitive's ``execute`` calls:
+    the one defining its class (``core`` in older revisions)."""
+    import importlib
+
+    return importlib.import_module(type(primitive).__module__)
 
 
 if __name__ == "__main__":

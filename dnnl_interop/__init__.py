@@ -65,24 +65,44 @@ _EAGER = [
     *_errors_all,
 ]
 _SUBMODULES = ("core", "ocl", "ze", "cache", "testing")
-# Names of the cache-blob store, exported here like core's.
-_CACHE_NAMES = ("CacheBlobStore", "compose_key")
+# The public names imported on first use, by the module that defines them
+# (the ARG_* names come from _args): `import dnnl_interop` stays cheap.
+_LAZY = {
+    "MEMORY_ALLOCATE": "_buffers",
+    "UncheckedPointer": "_buffers",
+    "MEMORY_NONE": "_memory",
+    "EngineKind": "_enums",
+    "DataType": "_enums",
+    "Engine": "_engine",
+    "Stream": "_stream",
+    "MemoryDesc": "_memory_desc",
+    "Memory": "_memory",
+    "Primitive": "_primitive",
+    "PrimitiveDesc": "_primitive",
+    "reorder": "_primitive",
+    "format_tags": "_validate",
+    "make_primitive_cached": "_cached",
+    "reorder_cached": "_cached",
+    "CacheBlobStore": "cache",
+    "compose_key": "cache",
+}
 
 
-# core, ocl, ze and cache (and the names exported here from core: Engine,
-# Memory, ARG_*, ...; from cache: CacheBlobStore) are imported on first use,
-# which keeps `import dnnl_interop` cheap.
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
-    if name in _CACHE_NAMES:
-        return getattr(_import_module(f"{__name__}.cache"), name)
-    core = _import_module(f"{__name__}.core")
     if name == "__all__":
-        return [*_SUBMODULES, *_EAGER, *_CACHE_NAMES, *core.__all__]
-    if name in core.__all__:
-        return getattr(core, name)
+        arg_names = _import_module(f"{__name__}._args").__all__
+        return [*_SUBMODULES, *_EAGER, *_LAZY, *arg_names]
+    module = _LAZY.get(name) or ("_args" if name.startswith("ARG_") else None)
+    if module is not None:
+        value = getattr(_import_module(f"{__name__}.{module}"), name, _MISSING)
+        if value is not _MISSING:
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_MISSING = object()
 
 
 def __dir__() -> list[str]:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from ._ffi import ffi, lib
 from ._handles import as_handle, check_address, type_name
+from ._owned import Owned
+from ._validate import NUMPY_TYPES
 
 if TYPE_CHECKING:
     import numpy
@@ -64,18 +66,6 @@ _FORMAT_KIND = {
     "?": "b",
     "c": "u",
 }
-# dnnl_data_type_t -> (kind, itemsize) of a matching host buffer. Types that
-# numpy has no name for (bf16, fp8, int4, ...) take raw unsigned bytes.
-_EXPECTED = {
-    lib.dnnl_f16: ("f", 2, "float16"),
-    lib.dnnl_f32: ("f", 4, "float32"),
-    lib.dnnl_f64: ("f", 8, "float64"),
-    lib.dnnl_s8: ("i", 1, "int8"),
-    lib.dnnl_u8: ("u", 1, "uint8"),
-    lib.dnnl_s32: ("i", 4, "int32"),
-    lib.dnnl_s64: ("i", 8, "int64"),
-    lib.dnnl_boolean: ("b", 1, "bool"),
-}
 _NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
 
 
@@ -87,6 +77,10 @@ class UncheckedPointer:
     the right type, and stays valid until the memory is closed or given
     another buffer. Nothing of that can be checked; a wrong address can
     crash the process. Prefer a numpy array or another buffer object.
+
+    Raises:
+        TypeError: ``address`` is not an int (or a cffi pointer).
+        ValueError: ``address`` is negative or larger than any pointer.
     """
 
     __slots__ = ("address",)
@@ -129,8 +123,6 @@ def refuse_allocate(data: object, what: str) -> None:
 
 
 def _refuse_owned(data: object, what: str) -> None:
-    from ._owned import Owned
-
     if isinstance(data, Owned):
         raise TypeError(f"{what}: expected a data buffer, got a dnnl_interop.{type(data).__name__}")
 
@@ -233,7 +225,7 @@ def _check_item_type(view: memoryview, data: object, data_type: int, what: str) 
     if order in "<>!" and order.replace("!", ">") != _NATIVE_ORDER:
         raise ValueError(f"{what}: the buffer's byte order is not the machine's ({_dtype_of(data, fmt)})")
     kind = _FORMAT_KIND.get(char)
-    expected = _EXPECTED.get(data_type)
+    expected = NUMPY_TYPES.get(data_type)  # type: ignore[call-overload]  # a DataType's int
     if expected is None:  # a type numpy cannot name: raw bits
         if kind == "u":
             return
@@ -241,8 +233,8 @@ def _check_item_type(view: memoryview, data: object, data_type: int, what: str) 
             f"{what}: {_dtype_of(data, fmt)} items for a descriptor of a type numpy cannot hold; "
             "give its raw bits as unsigned integers (array.view(numpy.uint8))"
         )
-    want_kind, want_size, name = expected
-    if (kind, view.itemsize) != (want_kind, want_size):
+    name = expected.name
+    if (kind, view.itemsize) != (expected.kind, expected.itemsize):
         raise ValueError(
             f"{what}: {_dtype_of(data, fmt)} items, the descriptor holds {name}; convert the data "
             f"(array.astype(numpy.{name})) or, to reinterpret its bytes on purpose, "
@@ -290,7 +282,7 @@ def device_handle(
         if isinstance(held, int) and held < size:
             raise ValueError(f"{what}: {held} bytes, the descriptor needs {size}")
         return ffi.cast(_VOID_POINTER, handle), data
-    if _has_buffer(data):
+    if has_buffer(data):
         if runtime == "cl_mem":
             raise TypeError(
                 f"{what}: a {type_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
@@ -353,7 +345,7 @@ def device_array(
     return base
 
 
-def _has_buffer(data: object) -> bool:
+def has_buffer(data: object) -> bool:
     try:
         memoryview(cast(Any, data)).release()
     except TypeError:

@@ -42,11 +42,14 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+from ._engine import Engine
 from ._ffi import ffi, lib
 from ._library import check
+from ._memory_desc import MemoryDesc
 from ._owned import Owned, using
+from ._primitive import Primitive, PrimitiveDesc
+from ._runtime import engine_blob_id
 from .cache import CacheBlobStore, compose_key
-from .core import Engine, Primitive, PrimitiveDesc, _engine_runtime
 from .errors import DnnlError
 
 _Made = TypeVar("_Made", bound=Owned)  # an Engine or a Primitive
@@ -152,23 +155,41 @@ def make_engine_cached(
     )
 
 
-def make_primitive_cached(desc: PrimitiveDesc, store: object = None) -> Primitive:
-    """See :func:`dnnl_interop.make_primitive_cached`."""
+def make_primitive_cached(desc: PrimitiveDesc, store: CacheBlobStore | None = None) -> Primitive:
+    """The primitive of ``desc``, made from a cache blob of ``store`` when it has a sound one.
+
+    The entry's key is ``compose_key(engine blob id, desc.cache_blob_id)``
+    (see ``dnnl_interop.cache``): a blob is only found for the very device,
+    oneDNN build and primitive it was made for. A hit makes the primitive
+    from the verified blob; if oneDNN refuses it, the primitive is made
+    afresh and the entry rewritten; a miss makes it afresh and saves its
+    blob. Engines that make no cache blobs (CPU) make it afresh without the
+    store. ``store`` is a :class:`~dnnl_interop.CacheBlobStore`, or None for
+    the default store (in :func:`dnnl_interop.cache.default_directory`). A
+    store that cannot be read or written logs a warning (logger
+    ``dnnl_interop.cache``) and never fails the creation.
+
+    Raises:
+        TypeError: ``desc`` is not a :class:`PrimitiveDesc`, or ``store`` not a
+            :class:`~dnnl_interop.CacheBlobStore` or None.
+        ClosedObjectError: ``desc`` is closed.
+        DnnlError: oneDNN cannot make the primitive afresh (a refused blob is not an error).
+    """
     if not isinstance(desc, PrimitiveDesc):
         raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc, got {type(desc).__name__}")
     store = _store_argument(store)
-    runtime, engine_blob_id = engine_of(desc)
-    primitive_blob_id = desc.cache_blob_id if engine_blob_id else b""
+    runtime, engine_id = _engine_blob_id_of(desc)
+    primitive_blob_id = desc.cache_blob_id if engine_id else b""
     if not primitive_blob_id or runtime is None:  # runtime is None only without an engine blob id
         return Primitive(desc)
     return _create_cached(
-        "primitive", runtime, compose_key(engine_blob_id, primitive_blob_id), store,
+        "primitive", runtime, compose_key(engine_id, primitive_blob_id), store,
         lambda blob: Primitive(desc, blob), lambda: Primitive(desc), Primitive.get_cache_blob,
         gives_blob_back=False,  # oneDNN checks a primitive blob's kernels itself
     )
 
 
-def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
+def _engine_blob_id_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
     """``(runtime, engine blob id)`` of the engine ``desc`` was made on; ``(None, b"")`` if it has none.
 
     Read from the C engine, so descriptors adopted without their Engine work too.
@@ -176,19 +197,26 @@ def engine_of(desc: PrimitiveDesc) -> tuple[str | None, bytes]:
     c_engine = ffi.new("dnnl_engine_t *")
     with using((desc, PrimitiveDesc, "desc")) as pd:
         check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, c_engine), "dnnl_primitive_desc_query")
-        engine = c_engine[0]
-        runtime = _engine_runtime(engine)
-        if runtime == "ocl":
-            from . import ocl
+        return engine_blob_id(c_engine[0])
 
-            device = ffi.new("cl_device_id *")
-            check(lib.dnnl_ocl_interop_get_device(engine, device), "dnnl_ocl_interop_get_device")
-            return "ocl", ocl.get_engine_cache_blob_id(device[0])
-        if runtime == "ze":
-            from . import ze
 
-            driver, ze_device = ffi.new("ze_driver_handle_t *"), ffi.new("ze_device_handle_t *")
-            check(lib.dnnl_ze_interop_engine_get_driver(engine, driver), "dnnl_ze_interop_engine_get_driver")
-            check(lib.dnnl_ze_interop_engine_get_device(engine, ze_device), "dnnl_ze_interop_engine_get_device")
-            return "ze", ze.get_engine_cache_blob_id(driver[0], ze_device[0])
-    return None, b""
+def reorder_cached(
+    src_desc: MemoryDesc,
+    dst_desc: MemoryDesc,
+    engine: Engine,
+    dst_engine: Engine | None = None,
+    store: CacheBlobStore | None = None,
+) -> Primitive:
+    """:func:`reorder`, through :func:`make_primitive_cached` with ``store``.
+
+    Raises:
+        TypeError: an argument is of another type (as in :func:`reorder` and
+            :func:`make_primitive_cached`).
+        ClosedObjectError: a descriptor or engine is closed.
+        DnnlError: oneDNN refuses the reorder, as in :func:`reorder`.
+    """
+    desc = PrimitiveDesc.reorder(src_desc, dst_desc, engine, dst_engine)
+    try:
+        return make_primitive_cached(desc, store)
+    finally:
+        desc.close()

@@ -1,180 +1,45 @@
-"""Submitting work to a stream, and keeping what it uses until it is done.
+"""Submitting work to a stream: checking the arguments, registering what the
+work uses (see ``_stream``), and explaining a refused execution.
 
-oneDNN executes asynchronously: ``dnnl_primitive_execute`` returns while the
-work may still run. So each stream keeps, for the work submitted to it, the
-primitive, the memories (and, through them, their buffers) and any
-dependency objects, and registers itself as a user of each owned object
-(see ``_owned``). They are let go when the stream is known to be done:
-
-* :meth:`StreamBase.wait` finishes everything submitted before it started;
-* a submission that returned a completion event (OpenCL out-of-order
-  queues) is let go once that event, and the events of every earlier such
-  submission, are complete (checked at the next submission);
-* closing the stream waits first, then lets everything go.
-
-Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
-before it calls C and, once C returns, lets go of what was stamped before.
-Work submitted while a wait is running keeps its objects. Submission and
-the bookkeeping of a wait hold the stream's lock, so the two never
-interleave; the C wait itself runs without it.
+Every execute goes through :func:`submit`: ``Primitive.execute``,
+``ocl.execute`` and ``ze.execute``.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ._ffi import ffi, lib
-from ._library import check, status_error
+from . import _stream
+from ._args import ARGS
+from ._ffi import ffi
+from ._library import status_error
+from ._memory import Memory
 from ._owned import Owned
+from ._runtime import ENGINE_NAMES
+from ._stream import Stream
 from .errors import ClosedObjectError, InvalidArgumentsError
 
 if TYPE_CHECKING:
     from ._ffi import CData
-    from .core import Memory, Primitive, Stream
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
-_MISSING = object()
-_exiting = False  # set at interpreter exit: threads still running submit nothing new
 
 
-def finish_all_streams() -> None:
-    """At interpreter exit: refuse new work, then finish every stream's work,
-    before anything it uses is finalized."""
-    global _exiting
-    _exiting = True
-    for ref in list(Owned._shared.streams.valuerefs()):
-        stream = ref()
-        if stream is not None:
-            try:
-                stream.wait()
-            except Exception:
-                pass
+class Executable(Protocol):
+    """What submitting needs of a primitive (``_primitive.Primitive``)."""
 
-
-class StreamBase(Owned):
-    """A stream's ownership rules: work in flight keeps what it uses."""
-
-    # _pending: id(obj) -> obj for the owned objects submitted work uses; the
-    # epoch of their latest use is obj._users[id(stream)].
-    # _deps: (epoch, obj) for other objects the work uses (dependency events).
-    # _events: (epoch, is_done) for submissions that returned an event, oldest first.
-    # _last: (entries, c_args) of the latest submission. oneDNN reads the
-    # argument array during the call only, so equal arguments reuse it.
-    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last")
-    _pending: dict[int, Owned]
-    _deps: list[tuple[int, object]]
-    _epoch: int
-    _lock: threading.Lock
-    _events: list[tuple[int, Callable[[], bool]]]
-    _last: tuple[list[tuple[int, CData | None]] | None, CData | None]
-
-    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
-        self._last = (None, None)
-        self._pending = {}
-        self._deps = []
-        self._epoch = 0
-        self._events = []
-        self._lock = threading.Lock()
-        super()._adopt(handle, keep)
-        engine = keep[0]
-        key = ("stream", id(self))
-        engine._use(key)  # oneDNN streams do not retain their engine
-        self._holds = ((engine, key),)
-        engine._add_stream(self)
-        self._shared.streams[id(self)] = self
-
-    def wait(self) -> None:
-        """Block until everything submitted to the stream has finished.
-
-        Then lets go of the objects that work used (see ``_execution``).
-        """
-        with self._lock:
-            handle = self._handle
-            if handle is None:
-                raise ClosedObjectError("this Stream is closed")
-            epoch = self._epoch
-            self._epoch = epoch + 1
-            key = -next(self._shared.call_keys)
-            self._use(key)  # a close meanwhile defers the destroy until C returns
-        try:
-            status = lib.dnnl_stream_wait(handle)
-        finally:
-            self._release(key)
-        check(status, "dnnl_stream_wait")
-        with self._lock:
-            self._let_go(epoch)
-
-    def _track_event(self, is_done: Callable[[], bool]) -> None:
-        """The submission just made has its own completion event: stamp it apart.
-
-        Later submissions and waits ask ``is_done``; what the oldest finished
-        submissions used is let go without waiting for the whole stream.
-        """
-        with self._lock:
-            self._events.append((self._epoch, is_done))
-            self._epoch += 1
-
-    def _let_go_finished(self) -> None:
-        """Let go of what the oldest submissions whose events completed used. Holds the lock."""
-        events = self._events
-        finished = 0
-        while finished < len(events) and events[finished][1]():
-            finished += 1
-        if finished:
-            self._let_go(events[finished - 1][0])
-            del events[:finished]
-
-    def _let_go(self, epoch: float) -> None:
-        """Release what work stamped up to ``epoch`` used (it is done). Holds the lock."""
-        events = self._events
-        while events and events[0][0] <= epoch:
-            events.pop(0)
-        if self._deps:
-            self._deps = [entry for entry in self._deps if entry[0] > epoch]
-        sid = id(self)
-        pending = self._pending
-        done = [obj for obj in pending.values() if obj._users.get(sid, -1) <= epoch]
-        for obj in done:
-            del pending[id(obj)]
-            obj._release(sid)
-
-    def _close_handle(self, finalizing: bool = False) -> None:
-        lock = getattr(self, "_lock", None)
-        if lock is None:  # creation failed before the stream was set up
-            return super()._close_handle(finalizing)
-        shared = self._shared
-        key = -next(shared.call_keys)
-        # A finalizer never blocks: the lock can only be held then by a
-        # daemon thread frozen at interpreter exit (the stream is leaked).
-        if not lock.acquire(blocking=not finalizing):
-            return
-        try:  # no submission is under way
-            with shared.lock:
-                handle = self._handle
-                if handle is None:
-                    return
-                self._handle = None
-                self._use(key)  # this close's own wait below uses the handle too
-                shared.deferred[id(self)] = (self, handle)
-            # Finish the work before letting go of what it uses. If the wait
-            # fails, nothing is known finished: the objects stay alive.
-            if lib.dnnl_stream_wait(handle) == 0:
-                self._let_go(float("inf"))
-        finally:
-            lock.release()
-        self._release(key)  # the last of this and any wait() still in C destroys
-
-    def _finish_work(self) -> None:
-        pass  # closing a stream finishes its own work
+    _arg_sizes: dict[int, int]
+    _handle: CData | None
+    _users: dict[object, int]
+    _keep: tuple[Any, ...]
 
 
 def submit(
-    primitive: Primitive,
+    primitive: Executable,
     stream: Stream,
     args: Mapping[int, Memory | None],
     keep: tuple[object, ...],
@@ -196,13 +61,13 @@ def submit(
     sizes = getattr(primitive, "_arg_sizes", None)
     if sizes is None or not isinstance(primitive, Owned):
         raise TypeError(f"primitive: expected a dnnl_interop.Primitive, got {type(primitive).__name__}")
-    if not isinstance(stream, StreamBase):
+    if not isinstance(stream, Stream):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
     try:
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    if _exiting:
+    if _stream.exiting:
         raise RuntimeError("the interpreter is exiting: no new work is submitted")
     sid = id(stream)
     lock = stream._lock
@@ -268,6 +133,11 @@ def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
     what = f"args[{index!r}]"
     if memory._handle is None:
         raise ClosedObjectError(f"{what}: this Memory is closed")
+    if memory._repointing:
+        raise RuntimeError(
+            f"{what}: the memory is being given another buffer in another thread (set_data_handle); "
+            "execute once that returns"
+        )
     if memory._executable is None:
         raise ValueError(
             f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
@@ -281,14 +151,10 @@ def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
     return index
 
 
-# An engine of each runtime, in words (messages here and in _interop).
-ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
-
-
 def _explain(
     status: int,
     name: str,
-    primitive: Primitive,
+    primitive: Executable,
     stream: Stream,
     items: list[tuple[int, Memory | None]],
     runtime: str | None,
@@ -300,8 +166,6 @@ def _explain(
     error = status_error(status, name)
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
-    from ._args import ARGS
-
     aliases: dict[int, list[str]] = {}
     for key, value in sorted(ARGS.items()):
         aliases.setdefault(value, []).append(key)

@@ -43,9 +43,12 @@ def as_handle(obj: object, ctype: CType | str, what: str) -> CData:
         address = obj.int_ptr  # type: ignore[attr-defined]  # pyopencl objects; others raise AttributeError
     except AttributeError:
         return _from_int(obj, ctype, what)
+    except Exception:  # a closed object of this binding, a released pyopencl object, ...
+        _check_class(ctype, type(obj), what)  # an object of another kind says so first
+        raise
     try:
         return _casts[ctype, type(obj)][address]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an int_ptr that is no int, refused below
         return _cast_and_keep(ctype, obj, address, what)
 
 
@@ -83,11 +86,16 @@ def _type_name(ctype: CType | str) -> str:
     return _NAMES.get(resolved) or str(resolved.cname)
 
 
-def _cast_and_keep(ctype: CType | str, obj: object, address: int, what: str) -> CData:
+def _cast_and_keep(ctype: CType | str, obj: object, address: object, what: str) -> CData:
     key = (ctype, type(obj))
     if key not in _casts:
         _check_class(ctype, type(obj), what)
         _casts[key] = {}
+    if isinstance(address, bool) or not isinstance(address, int):
+        raise TypeError(
+            f"{what}: the {type_name(obj)}'s int_ptr is a {type_name(address)}, not an int address; "
+            f"give the {_type_name(ctype)} as an int or a cffi pointer"
+        )
     by_address = _casts[key]
     if len(by_address) >= _CASTS_PER_KEY:
         by_address.clear()
@@ -150,6 +158,36 @@ def _from_int(obj: object, ctype: CType | str, what: str) -> CData:
             f"or an object with int_ptr; got {_describe(obj)}"
         )
     return ffi.cast(ctype, check_address(obj, what))
+
+
+def required_handle(obj: object, ctype: CType, what: str) -> CData:
+    """``obj`` as a ``ctype`` handle that oneDNN needs: None and NULL are refused.
+
+    A cffi pointer that another cffi module declared with the same C type
+    (cffi types of two FFI instances are different objects) is taken as ours.
+    """
+    name = handle_name(ctype)
+    if obj is None:
+        raise TypeError(f"{what}: None given; a {name} is required")
+    if isinstance(obj, _CData):
+        kind = ffi.typeof(obj)
+        if kind is not ctype and kind.kind == "pointer" and kind.cname == ctype.cname:
+            obj = _cast(ctype, obj)
+    handle = as_handle(obj, ctype, what)
+    if handle == ffi.NULL:
+        raise ValueError(f"{what}: a NULL {name} given; a {name} is required")
+    return handle
+
+
+# oneDNN's own handle types, named in messages; a foreign one is a "handle".
+_DNNL_HANDLES = {
+    ffi.typeof(name): name
+    for name in ("dnnl_engine_t", "dnnl_stream_t", "dnnl_memory_t", "dnnl_primitive_t", "dnnl_primitive_desc_t")
+}
+
+
+def handle_name(ctype: CType) -> str:
+    return _DNNL_HANDLES.get(ctype, "handle")
 
 
 def type_name(obj: object) -> str:

@@ -20,7 +20,29 @@ destroyed.
 Copies would share one handle and destroy it twice, so owning objects refuse
 ``copy``, ``deepcopy`` and ``pickle`` unless a subclass defines a real copy.
 
-Thread safety relies on the GIL: single dictionary operations are atomic.
+Locks: one discipline for submitting, re-pointing and closing.
+
+* ``_shared.lock`` (one for the process) guards the bookkeeping of handles:
+  taking a handle out of its object (closing), the deferred destroys, the
+  holders of adopted handles and an engine's list of streams. It is never
+  held across a C call that waits for work. A stream registers with its
+  engine under it, and checks there that the engine is still open; an
+  engine closes under it before it closes its streams: a stream made while
+  its engine closes is refused or closed by it, never left open.
+* Each stream's ``_lock`` is held by a submission (registering what the
+  work uses, then the C execute call), by the bookkeeping of a wait and by
+  the stream's close. A thread holding a stream's lock may take the shared
+  lock, never the reverse.
+* Re-pointing a memory at another buffer (``set_data_handle``,
+  ``ocl.set_mem_object``) waits for the streams with work on it, then,
+  holding ``_shared.repoint_lock`` (one re-pointing at a time), takes every
+  stream's lock in turn: no submission is in a C call while the buffer is
+  switched. Work submitted on the memory in between is finished too, and
+  the old buffer is kept by those streams until they are next waited for.
+  Submitters take one stream lock at a time and never the re-point lock,
+  so no two threads wait for each other.
+
+Beyond these locks, single dictionary operations are atomic (the GIL).
 """
 
 from __future__ import annotations
@@ -30,20 +52,25 @@ import itertools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, SupportsIndex, TypeVar
 
 from ._ffi import ffi
-from ._handles import address_of
+from ._handles import address_of, handle_name, required_handle
 from ._library import check
 from .errors import ClosedObjectError
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._execution import StreamBase
-    from ._ffi import CData
+    from ._ffi import CData, CType
 
 _O = TypeVar("_O", bound="Owned")
+
+
+class _Stream(Protocol):
+    """What ownership needs of a stream: waiting for its work."""
+
+    def wait(self) -> None: ...
 
 
 class _Shared:
@@ -52,9 +79,10 @@ class _Shared:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()  # closers: taking a handle out is two steps
+        self.repoint_lock = threading.Lock()  # one memory re-pointed at a time (Memory._repoint)
         self.deferred: dict[int, tuple[Owned, CData]] = {}  # id -> (closed object, handle)
         self.call_keys = itertools.count(1)  # negated: never equal to an id()
-        self.streams: weakref.WeakValueDictionary[int, StreamBase] = weakref.WeakValueDictionary()
+        self.streams: weakref.WeakValueDictionary[int, _Stream] = weakref.WeakValueDictionary()
         self.live = 0
         # address -> (id, weak reference) of the object that owns the handle at
         # that address or, if none does, of the first that borrows it.
@@ -220,7 +248,7 @@ class Owned:
         streams = self._shared.streams
         for key in list(getattr(self, "_users", ())):
             stream = streams.get(key) if isinstance(key, int) and key > 0 else None
-            if stream is not None and stream is not self:
+            if stream is not None and stream is not self:  # type: ignore[comparison-overlap]  # a Stream is Owned
                 stream.wait()
 
     def _close_handle(self, finalizing: bool = False) -> None:
@@ -352,3 +380,88 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
         for obj, _ in self._objects:
             if getattr(obj, "_users", None) is not None:
                 obj._release(key)
+
+
+# --- handles made elsewhere ------------------------------------------------------
+
+
+def foreign_pointer(handle: object, ctype: CType, what: str) -> CData:
+    """A handle given to ``from_handle`` as our typed pointer: a cffi pointer of
+    ``ctype`` (also one another cffi module declared), ``void *`` or an int
+    address. None, NULL, pointers of other types and our own objects are refused."""
+    if isinstance(handle, Owned):
+        raise TypeError(
+            f"{what}: expected a {handle_name(ctype)}, got a dnnl_interop.{type(handle).__name__} "
+            "(already an object of this binding: use it, or borrow its .handle)"
+        )
+    return required_handle(handle, ctype, what)
+
+
+class Adoption:
+    """Wrapping a handle made elsewhere, checked against the objects of this
+    binding that already hold it.
+
+    ``owned=True`` is refused for a handle one of ours owns or borrows: two
+    owners would destroy it twice. A handle whose object is closed (or being
+    finalized) is refused outright: it is destroyed once its users let go. A
+    borrowed handle that one of ours holds makes the new object a user of
+    that holder, so closing the holder destroys the handle only after the
+    borrower is gone. The holder is pinned from the start, while C reads
+    the handle.
+    """
+
+    __slots__ = ("_address", "_owned", "_what", "_holder", "_key")
+
+    def __init__(self, cls: type[Owned], pointer: CData, owned: bool, what: str) -> None:
+        self._address, self._owned, self._what = address_of(pointer), owned, what
+        self._holder: Owned | None = None
+        self._key = ("borrowed", next(Owned._shared.call_keys))
+        with Owned._shared.lock:
+            holder = self._holder_of(cls)
+            if holder is not None:
+                holder._use(self._key)
+                self._holder = holder
+
+    def _holder_of(self, cls: type[Owned]) -> Owned | None:
+        known, holder = holder_of(self._address)
+        if not known:
+            return None
+        what = self._what
+        if holder is None or holder.closed:
+            raise ClosedObjectError(
+                f"{what}: the handle of a closed object of this binding (destroyed once its last user lets go)"
+            )
+        if not isinstance(holder, cls):
+            raise TypeError(
+                f"{what}: the handle of a dnnl_interop.{type(holder).__name__}, not of a dnnl_interop.{cls.__name__}"
+            )
+        if self._owned:
+            how = "borrows" if holder.borrowed else "owns"
+            raise ValueError(
+                f"{what}: {holder!r} already {how} this handle; two owners would destroy it twice "
+                "(owned=False borrows it)"
+            )
+        return holder
+
+    def cancel(self) -> None:
+        """Nothing was made: let the holder go."""
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            holder._release(self._key)
+
+    def finish(self, cls: type[_O], adopt: Callable[[_O], None]) -> _O:
+        """A new ``cls`` that ``adopt`` sets up over the handle, owned or borrowed."""
+        obj = cls.__new__(cls)
+        obj._borrowed = not self._owned
+        try:
+            with Owned._shared.lock:
+                if self._owned:
+                    self._holder_of(cls)  # another thread may have taken it over meanwhile
+                adopt(obj)
+                if self._holder is not None:
+                    obj._holds += ((self._holder, self._key),)
+                    self._holder = None
+        except BaseException:
+            self.cancel()
+            raise
+        return obj

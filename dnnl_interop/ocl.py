@@ -17,34 +17,25 @@ stream or memory that uses them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from ._buffers import device_array, device_handle, refuse_allocate
+from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
+from ._cached import make_engine_cached as _make_engine_cached
+from ._engine import Engine, explain_runtime
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import address_of, as_bytes, type_name
-from ._interop import (
-    create_memory,
-    explain_runtime,
-    get_address,
-    library_version,
-    memory_handles,
-    register_memory_maker,
-    required_handle,
-)
+from ._handles import address_of, as_bytes, required_handle, type_name
+from ._interop import get_address
 from ._library import check, status_error
+from ._memory import OCL_BUFFER, OCL_USM, Memory, make_ocl_memory
+from ._memory_desc import MemoryDesc
 from ._owned import using
+from ._primitive import Primitive
+from ._runtime import check_ocl_context, library_version, ocl_context, ocl_engine_blob_id
 from ._sized import query_then_fill
-from .core import (
-    MEMORY_ALLOCATE,
-    Engine,
-    Memory,
-    MemoryDesc,
-    Primitive,
-    Stream,
-)
+from ._stream import Stream
 from .errors import Status
 
 if TYPE_CHECKING:
@@ -76,8 +67,8 @@ __all__ = [
 class MemoryKind(enum.IntEnum):
     """``dnnl_ocl_interop_memory_kind_t``."""
 
-    USM = lib.dnnl_ocl_interop_usm
-    BUFFER = lib.dnnl_ocl_interop_buffer
+    USM = OCL_USM
+    BUFFER = OCL_BUFFER
 
 
 def _pyopencl() -> ModuleType:
@@ -89,8 +80,10 @@ def _pyopencl() -> ModuleType:
 
 
 _CL_DEVICE = ffi.typeof("cl_device_id")
+_CL_CONTEXT = ffi.typeof("cl_context")
+_CL_QUEUE = ffi.typeof("cl_command_queue")
+_CL_EVENT = ffi.typeof("cl_event")
 _VOID_POINTER = ffi.typeof("void *")
-_get_cache_blob_id = lib.dnnl_ocl_interop_engine_get_cache_blob_id
 
 
 def get_engine_cache_blob_id(device: object) -> bytes:
@@ -107,11 +100,7 @@ def get_engine_cache_blob_id(device: object) -> bytes:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return query_then_fill(
-        _get_cache_blob_id,
-        "dnnl_ocl_interop_engine_get_cache_blob_id",
-        required_handle(device, _CL_DEVICE, "device"),
-    )
+    return ocl_engine_blob_id(required_handle(device, _CL_DEVICE, "device"))
 
 
 def get_engine_cache_blob(engine: Engine) -> bytes:
@@ -155,7 +144,7 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     """
     out = Engine._new_out()
     dev = required_handle(device, _CL_DEVICE, "device")
-    ctx = required_handle(context, "cl_context", "context")
+    ctx = required_handle(context, _CL_CONTEXT, "context")
     if cache_blob is None:
         name = "dnnl_ocl_interop_engine_create"
         status = lib.dnnl_ocl_interop_engine_create(out, dev, ctx)
@@ -246,11 +235,11 @@ def make_stream(engine: Engine, queue: object) -> Stream:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    c_queue = required_handle(queue, "cl_command_queue", "queue")
+    c_queue = required_handle(queue, _CL_QUEUE, "queue")
     out = Stream._new_out()
     with explain_runtime("ocl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_ocl_interop_stream_create(out, c_engine, c_queue), "dnnl_ocl_interop_stream_create")
-        return Stream._from_handle(out[0], keep=(engine, queue))
+        return Stream._made(out[0], keep=(engine, queue))
 
 
 def get_command_queue(stream: Stream) -> pyopencl.CommandQueue:
@@ -303,64 +292,9 @@ def make_memory(
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return _make_memory(None, desc, engine, kind, handle)
-
-
-def _engine_context(engine: Engine) -> int:
-    """The address of the engine's cl_context (0 if it has none: not an OpenCL engine)."""
-    out = ffi.new("cl_context *")
-    with using((engine, Engine, "engine")) as c_engine:
-        if lib.dnnl_ocl_interop_engine_get_context(c_engine, out):
-            return 0
-    return address_of(out[0])
-
-
-def _check_context(objects: Sequence[object], engine: Engine, what: str) -> None:
-    """Refuse pyopencl objects of another context than the engine's.
-
-    oneDNN does not check; OpenCL would fail (or worse) when the work runs.
-    A bare int handle cannot be asked: it is taken as given.
-    """
-    theirs = [
-        (i, obj.context.int_ptr)  # type: ignore[attr-defined]  # pyopencl objects: see the condition
-        for i, obj in enumerate(objects)
-        if hasattr(obj, "int_ptr") and hasattr(type(obj), "context")
-    ]
-    if not theirs:
-        return
-    ours = _engine_context(engine)
-    for i, context in theirs:
-        if ours and context != ours:
-            name = what if len(objects) == 1 else f"{what}[{i}]"
-            raise ValueError(f"{name}: of another OpenCL context than the engine's")
-
-
-def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, kind: object, handle: object) -> Memory:
     if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
         raise TypeError(f"kind: expected an ocl.MemoryKind, got {kind!r}")
-    kind = MemoryKind(kind)
-    runtime = "ocl_usm" if kind == MemoryKind.USM else "cl_mem"
-    if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
-        handle = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == MemoryKind.BUFFER, "handle")
-    pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
-    if isinstance(engine, Engine):  # after the handles' kinds are checked
-        _check_context(list(handle) if isinstance(handle, (list, tuple)) else [handle], engine, "handle")
-    if is_list:
-        array = ffi.new("void *[]", pointers)
-        return create_memory(
-            into, lib.dnnl_ocl_interop_memory_create_v2, "dnnl_ocl_interop_memory_create_v2",
-            desc, engine, pointers, keep, int(kind), len(array), array,
-        )
-    return create_memory(
-        into, lib.dnnl_ocl_interop_memory_create, "dnnl_ocl_interop_memory_create",
-        desc, engine, pointers, keep, int(kind), pointers[0],
-    )
-
-
-# Memory(desc, engine, buffer) on an OpenCL engine makes buffer memory.
-register_memory_maker("ocl", lambda memory, desc, engine, buffer: _make_memory(
-    memory, desc, engine, MemoryKind.BUFFER, buffer
-))
+    return make_ocl_memory(desc, engine, int(kind), handle)
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:
@@ -427,15 +361,18 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
         size, data_type = memory._size, memory.desc.data_type
     refuse_allocate(buffer, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
-    _check_context([buffer], memory.engine, "buffer")
-    handles = [handle]
-    memory._finish_work()
-    with using((memory, Memory, "memory")) as c_memory:
-        check(
-            lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handles[0])),
-            "dnnl_ocl_interop_memory_set_mem_object",
+    check_ocl_context([buffer], _engine_context(memory.engine), "buffer")
+    with explain_runtime("ocl", (memory, "memory")):
+        memory._repoint(
+            lambda c_memory: lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handle)),
+            "dnnl_ocl_interop_memory_set_mem_object", (handle,), kept,
         )
-        memory._use_data(handles, kept)
+
+
+def _engine_context(engine: Engine) -> int:
+    """The address of the engine's cl_context (0 if it has none: not an OpenCL engine)."""
+    with using((engine, Engine, "engine")) as c_engine:
+        return ocl_context(c_engine)
 
 
 def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
@@ -508,9 +445,9 @@ def execute(
     if isinstance(deps, (str, bytes)) or not isinstance(deps, Iterable):
         raise TypeError(f"deps: expected a sequence of OpenCL events, got {type(deps).__name__}")
     deps = tuple(deps)
-    events = [required_handle(event, "cl_event", f"deps[{i}]") for i, event in enumerate(deps)]
+    events = [required_handle(event, _CL_EVENT, f"deps[{i}]") for i, event in enumerate(deps)]
     if events and isinstance(stream, Stream):
-        _check_context(deps, stream.engine, "deps")
+        check_ocl_context(deps, _engine_context(stream.engine), "deps")
     c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
     event = ffi.new("cl_event *")
 
@@ -554,9 +491,7 @@ def make_engine_cached(device: object, context: object, store: CacheBlobStore | 
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    from ._cached import make_engine_cached as cached
-
-    return cached(
+    return _make_engine_cached(
         "ocl", lambda: get_engine_cache_blob_id(device), store,
         lambda blob: make_engine(device, context, blob), get_engine_cache_blob,
     )

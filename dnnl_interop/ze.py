@@ -26,30 +26,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ._buffers import MEMORY_ALLOCATE
+from ._cached import make_engine_cached as _make_engine_cached
+from ._engine import Engine, explain_runtime
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import Handle, as_bytes
-from ._interop import (
-    create_memory,
-    explain_runtime,
-    get_handle,
-    library_version,
-    memory_handles,
-    register_memory_maker,
-    required_handle,
-)
+from ._handles import Handle, as_bytes, required_handle
+from ._interop import get_handle
 from ._library import check
+from ._memory import Memory, make_ze_memory
+from ._memory_desc import MemoryDesc
 from ._owned import using
+from ._primitive import Primitive
+from ._runtime import library_version, ze_engine_blob_id
 from ._sized import query_then_fill
-from .core import (
-    MEMORY_ALLOCATE,
-    Engine,
-    Memory,
-    MemoryDesc,
-    Primitive,
-    Stream,
-)
+from ._stream import Stream
 
 if TYPE_CHECKING:
     from ._ffi import CData, CType
@@ -186,12 +178,7 @@ def get_engine_cache_blob_id(driver: object, device: object) -> bytes:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return query_then_fill(
-        lib.dnnl_ze_interop_engine_get_cache_blob_id,
-        "dnnl_ze_interop_engine_get_cache_blob_id",
-        _handle(driver, Driver, "driver"),
-        _handle(device, Device, "device"),
-    )
+    return ze_engine_blob_id(_handle(driver, Driver, "driver"), _handle(device, Device, "device"))
 
 
 def get_engine_cache_blob(engine: Engine) -> bytes:
@@ -349,7 +336,7 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
             lib.dnnl_ze_interop_stream_create(out, c_engine, lst, 1 if profiling else 0),
             "dnnl_ze_interop_stream_create",
         )
-        return Stream._from_handle(out[0], keep=(engine, command_list))
+        return Stream._made(out[0], keep=(engine, command_list))
 
 
 def get_list(stream: Stream) -> CommandList | None:
@@ -396,20 +383,9 @@ def make_memory(desc: MemoryDesc, engine: Engine, handles: object = MEMORY_ALLOC
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return _make_memory(None, desc, engine, handles)
+    return make_ze_memory(desc, engine, handles)
 
 
-def _make_memory(into: Memory | None, desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
-    pointers, keep, _ = memory_handles(desc, handles, "ze_usm", "handles")
-    array = ffi.new("void *[]", pointers)
-    return create_memory(
-        into, lib.dnnl_ze_interop_memory_create, "dnnl_ze_interop_memory_create",
-        desc, engine, pointers, keep, len(array), array,
-    )
-
-
-# Memory(desc, engine, buffer) on a Level Zero engine: USM memory.
-register_memory_maker("ze", _make_memory)
 _VOID_POINTER = ffi.typeof("void *")
 
 
@@ -482,9 +458,7 @@ def make_engine_cached(
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    from ._cached import make_engine_cached as cached
-
-    return cached(
+    return _make_engine_cached(
         "ze", lambda: get_engine_cache_blob_id(driver, device), store,
         lambda blob: make_engine(driver, device, context, blob), get_engine_cache_blob,
     )

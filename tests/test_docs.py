@@ -42,13 +42,16 @@ def _public_members(cls: type) -> Iterator[tuple[str, object]]:
 
 def public_callables() -> Iterator[tuple[str, object, str]]:
     """``(name, object, docstring)`` of every public function, class, method and
-    property that core, ocl, ze and cache define (not re-export). A class's
-    docstring counts with its own ``__init__``'s: they document one call."""
+    property that core, ocl, ze and cache offer, defined by themselves or by
+    the private module behind them (not re-exported from another public
+    module). A class's docstring counts with its own ``__init__``'s: they
+    document one call."""
     for module_name in MODULES:
         module = import_module(f"dnnl_interop.{module_name}")
         for name in module.__all__:
             obj = getattr(module, name)
-            if getattr(obj, "__module__", None) != module.__name__:
+            owner = getattr(obj, "__module__", None) or ""
+            if owner != module.__name__ and not owner.startswith("dnnl_interop._"):
                 continue
             if inspect.isfunction(obj):
                 yield f"{module_name}.{name}", obj, inspect.getdoc(obj) or ""

@@ -123,15 +123,18 @@ def test_interop_functions_are_upstreams_and_all_in_the_table(runtime):
 @pytest.mark.parametrize("runtime", INTEROP_PREFIXES)
 def test_every_interop_function_is_wrapped(runtime):
     """Each interop function of the headers is called by the module of its
-    runtime (dnnl_interop/ocl.py or ze.py), directly or through its
-    generated size-query-then-fill helper."""
+    runtime (dnnl_interop/ocl.py or ze.py) or by the modules it builds on
+    for what the object modules share with it (memory on every runtime,
+    runtime queries), directly or through its generated size-query-then-fill
+    helper."""
     prefix = INTEROP_PREFIXES[runtime]
-    source = (ROOT / "dnnl_interop" / f"{runtime}.py").read_text()
+    modules = (f"{runtime}.py", "_memory.py", "_runtime.py")
+    source = "".join((ROOT / "dnnl_interop" / name).read_text() for name in modules)
     unwrapped = [
         name for name in FUNCTIONS
         if name.startswith(prefix) and not re.search(rf"\blib\.(dnnl_interop_sized_)?{name}\b", source)
     ]
-    assert not unwrapped, f"not called by dnnl_interop/{runtime}.py: {unwrapped}"
+    assert not unwrapped, f"not called by dnnl_interop/{', '.join(modules)}: {unwrapped}"
 
 
 def test_core_functions_are_the_rest_of_the_table():

@@ -1,7 +1,7 @@
 """Both ends of :func:`dnnl_interop.testing.emulated_gpu.run_in_child`'s reply.
 
-:func:`serve` runs in the child: it checks that the emulated GPU is on, runs
-the function and writes a pickled outcome. :func:`raise_outcome` turns that
+:func:`serve` runs in the child: it prepares the child (the emulated GPU
+switches itself on), runs the function and writes a pickled outcome. :func:`raise_outcome` turns that
 outcome back into a return value or an exception in the parent.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import pickle
 import sys
 import traceback
+from collections.abc import Callable
 from typing import IO, Any
 
 
@@ -34,11 +35,9 @@ def _load_main(path: str) -> None:
     sys.modules["__main__"] = sys.modules["__mp_main__"] = module
 
 
-def _outcome(header: dict[str, Any], request: IO[bytes]) -> tuple[object, ...]:
-    from . import emulated_gpu
-
+def _outcome(header: dict[str, Any], request: IO[bytes], prepare: Callable[[], None]) -> tuple[object, ...]:
     try:
-        emulated_gpu._commit()
+        prepare()
         if header["main_file"]:
             _load_main(header["main_file"])
         func, args, kwargs = pickle.load(request)
@@ -56,15 +55,17 @@ def _outcome(header: dict[str, Any], request: IO[bytes]) -> tuple[object, ...]:
         return ("raised", None, traceback.format_exc(), f"the result does not pickle: {exc!r}")
 
 
-def serve(header: dict[str, Any], request: IO[bytes], reply_path: str) -> None:
-    """Run the pickled call read from ``request``; write the outcome to ``reply_path``."""
-    outcome = _outcome(header, request)
+def serve(header: dict[str, Any], request: IO[bytes], reply_path: str, prepare: Callable[[], None]) -> None:
+    """``prepare()``, then run the pickled call read from ``request``; write the
+    outcome to ``reply_path``."""
+    outcome = _outcome(header, request, prepare)
     with open(reply_path, "wb") as reply:
         pickle.dump(outcome, reply)
 
 
-def raise_outcome(outcome: tuple[Any, ...]) -> Any:
-    """The child's return value, or its exception raised here."""
+def raise_outcome(outcome: tuple[Any, ...], error: type[Exception]) -> Any:
+    """The child's return value, or its exception raised here (as ``error``
+    if it cannot be rebuilt here)."""
     if outcome[0] == "returned":
         return pickle.loads(outcome[1])
     _, raised, text, summary = outcome
@@ -75,7 +76,5 @@ def raise_outcome(outcome: tuple[Any, ...]) -> Any:
         except Exception:  # its class cannot be rebuilt here
             exc = None
     if not isinstance(exc, BaseException):
-        from .emulated_gpu import EmulatedGpuError
-
-        exc = EmulatedGpuError(f"the child process raised {summary}")
+        exc = error(f"the child process raised {summary}")
     raise exc from ChildTraceback(text)

@@ -61,7 +61,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import pyopencl
@@ -464,7 +464,14 @@ def run_in_child(func: Callable[..., object], *args: Any, timeout: float | None 
             ) from None
     from ._child import raise_outcome
 
-    return raise_outcome(outcome)
+    return raise_outcome(outcome, EmulatedGpuError)
+
+
+def _serve_child(header: dict[str, Any], request: IO[bytes], reply_path: str) -> None:
+    """The child's side of :func:`run_in_child`: switch the emulated GPU on, then serve."""
+    from ._child import serve
+
+    serve(header, request, reply_path, _commit)
 
 
 def _echo(stdout: bytes | None, stderr: bytes | None) -> None:
@@ -483,6 +490,6 @@ _BOOTSTRAP = (
     "f = open(sys.argv[1], 'rb')\n"
     "header = pickle.load(f)\n"
     "sys.path[:] = header['sys_path']\n"
-    "from dnnl_interop.testing._child import serve\n"
-    "serve(header, f, sys.argv[2])\n"
+    "from dnnl_interop.testing.emulated_gpu import _serve_child\n"
+    "_serve_child(header, f, sys.argv[2])\n"
 )

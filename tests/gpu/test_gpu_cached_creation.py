@@ -8,7 +8,7 @@ replaced.
 
 What reached oneDNN is observed twice in each child process: every engine
 and primitive creation goes through ``ocl.make_engine``/``ze.make_engine``
-and ``Primitive.__init__`` (``core._create_primitive``), which the child
+and ``Primitive.__init__`` (``_primitive._create_primitive``), which the child
 wraps to record the blob handed on (None for a fresh creation); and oneDNN's
 own verbose log says how it made each primitive (``cache_miss``: compiled,
 ``persistent_cache_hit``: from a cache blob). The children are fresh
@@ -97,12 +97,12 @@ _HANDLES = {"ocl": 2, "ze": 3}  # make_engine(*handles, cache_blob)
 
 
 def _record_what_reaches_onednn(runtime: str) -> list[tuple[str, bytes | None]]:
-    """Wrap ``make_engine`` and ``core._create_primitive``: every creation, with its blob."""
-    from dnnl_interop import core
+    """Wrap ``make_engine`` and ``_primitive._create_primitive``: every creation, with its blob."""
+    from dnnl_interop import _primitive
 
     module = ocl if runtime == "ocl" else ze
     calls: list[tuple[str, bytes | None]] = []
-    make_engine, create_primitive = module.make_engine, core._create_primitive
+    make_engine, create_primitive = module.make_engine, _primitive._create_primitive
     count = _HANDLES[runtime]
 
     def engine(*args):
@@ -114,7 +114,7 @@ def _record_what_reaches_onednn(runtime: str) -> list[tuple[str, bytes | None]]:
         calls.append(("primitive", None if cache_blob is None else bytes(cache_blob)))
         return create_primitive(obj, desc, cache_blob)
 
-    module.make_engine, core._create_primitive = engine, primitive
+    module.make_engine, _primitive._create_primitive = engine, primitive
     return calls
 
 

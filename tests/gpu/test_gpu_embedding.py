@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import dnnl_interop as dnnl
-from dnnl_interop import _owned, core, embedding, ocl
+from dnnl_interop import _owned, _primitive, embedding, ocl
 from dnnl_interop._ffi import ffi
 from dnnl_interop.cache import CacheBlobStore, compose_key
 from embedder import COLS, ROWS, Theirs, build, load
@@ -100,13 +100,13 @@ def test_their_descriptor_is_cached_under_their_engine_s_key_and_made_from_the_b
     engine, stream, src, dst, desc, primitive = _adopt_all(theirs, owned=True)
     store = CacheBlobStore(tmp_path)
     blobs_given = []
-    create = core._create_primitive
+    create = _primitive._create_primitive
 
     def recording(made, desc, cache_blob):
         blobs_given.append(None if cache_blob is None else bytes(cache_blob))
         create(made, desc, cache_blob)
 
-    monkeypatch.setattr(core, "_create_primitive", recording)
+    monkeypatch.setattr(_primitive, "_create_primitive", recording)
     first = dnnl.make_primitive_cached(desc, store)  # a miss: made afresh, its blob saved
     key = compose_key(ocl.get_engine_cache_blob_id(emulated_gpu.device), desc.cache_blob_id)
     blob = store.get("ocl", key)

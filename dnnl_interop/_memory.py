@@ -1,0 +1,591 @@
+"""Memory objects (``dnnl_memory_t``) on every engine: a descriptor, an
+engine and the buffer oneDNN reads and writes.
+
+One constructor serves the three runtimes: host buffers on the CPU engine
+(``_buffers.host_buffer``), OpenCL buffers or USM on an OpenCL engine and
+USM on a Level Zero engine (``_buffers.device_handle``). ``ocl.make_memory``
+and ``ze.make_memory`` are the same constructor with the runtime's options.
+Host views (``numpy.asarray(memory)``, ``memory.mapped()``) keep the buffer
+valid while they live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._buffers import MEMORY_ALLOCATE, device_array, device_handle, host_buffer, refuse_allocate
+from ._engine import Engine, engine_of, explain_runtime, optional_engine
+from ._ffi import ffi, lib
+from ._library import check, checked, status_error
+from ._memory_desc import MemoryDesc
+from ._owned import Adoption, Owned, foreign_pointer, using
+from ._runtime import check_ocl_context, ocl_context
+from ._stream import Stream
+from ._validate import bool_argument
+
+if TYPE_CHECKING:
+    import numpy
+
+    from ._ffi import CData
+
+__all__ = ["MEMORY_ALLOCATE", "MEMORY_NONE", "Memory"]
+
+_VOID_POINTER = ffi.typeof("void *")
+_MEMORY_TYPE = ffi.typeof("dnnl_memory_t")
+MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
+# dnnl_ocl_interop_memory_kind_t: ocl.MemoryKind
+OCL_USM, OCL_BUFFER = lib.dnnl_ocl_interop_usm, lib.dnnl_ocl_interop_buffer
+
+
+class Memory(Owned):
+    """A memory object: a descriptor, an engine and a buffer.
+
+    On a host engine (the CPU engine) ``buffer`` is :data:`MEMORY_ALLOCATE`
+    (the library allocates), :data:`MEMORY_NONE`, or a writable C-contiguous
+    buffer such as a numpy array whose item type matches the descriptor
+    (used in place, without a copy, and kept alive); a bare address only as
+    :class:`UncheckedPointer`. On an OpenCL engine ``buffer`` is
+    :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or a ``cl_mem`` (see
+    ``ocl.make_memory``); on a Level Zero engine a USM pointer (see
+    ``ze.make_memory``).
+
+    Raises:
+        TypeError: ``desc`` or ``engine`` is of another type, or ``buffer`` is no buffer this
+            engine can use (a bare int address, a device handle on a host engine, a host array
+            on a device engine).
+        ValueError: ``buffer`` is too small, of another item type than the descriptor's data
+            type, not C-contiguous, read-only, or in the other byte order.
+        ClosedObjectError: ``desc`` or ``engine`` is closed.
+        DnnlError: oneDNN refuses to make the memory.
+        LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
+    """
+
+    # The handle to execute with: None while closed or without a buffer, on
+    # which oneDNN would crash. Kept apart so execute checks it for free.
+    # _size is the bytes its buffer holds (the descriptor's size).
+    # _repointing: set while another buffer is being switched in (_repoint).
+    __slots__ = ("_executable", "_size", "_repointing")
+    _executable: CData | None
+    _size: int
+    _repointing: bool
+    _ctype = "dnnl_memory_t"
+    _destroy = lib.dnnl_memory_destroy
+    _destroy_name = "dnnl_memory_destroy"
+
+    def __init__(self, desc: MemoryDesc, engine: Engine, buffer: object = MEMORY_ALLOCATE) -> None:
+        self._refuse_reinit()
+        runtime = engine._runtime if isinstance(engine, Engine) else "native"
+        if runtime == "ocl":  # this SYCL build's dnnl_memory_create refuses OpenCL engines
+            _create_ocl(self, desc, engine, OCL_BUFFER, buffer)
+        elif runtime == "ze":  # ... and Level Zero engines
+            _create_ze(self, desc, engine, buffer)
+        else:
+            _create_host(self, desc, engine, buffer)
+
+    @classmethod
+    def from_handle(
+        cls, handle: object, *, owned: bool, desc: MemoryDesc, engine: Engine | None = None
+    ) -> Memory:
+        """A Memory over a ``dnnl_memory_t`` made elsewhere.
+
+        ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
+        destroys it exactly once, ``owned=False`` borrows it (never destroyed
+        here; **the caller keeps it alive** while the Memory is in use). Its
+        buffer stays the caller's to keep alive too, unless oneDNN allocated it.
+
+        ``desc``: the :class:`MemoryDesc` the memory was made with. oneDNN's C
+        API bound here cannot read a descriptor's shape or layout back, so it
+        is checked by size only (``ValueError`` if the sizes differ); execute
+        checks memories by it. ``engine``: as in :meth:`Stream.from_handle`
+        (the memory's engine, ``dnnl_memory_get_engine``).
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``desc`` is neither a :class:`MemoryDesc` nor None.
+            ValueError: ``desc`` describes another size than the memory's own descriptor.
+            DnnlError: oneDNN cannot give the memory's descriptor or engine.
+        """
+        owned = bool_argument(owned, "owned")
+        if not isinstance(desc, MemoryDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        engine = optional_engine(engine)
+        pointer = foreign_pointer(handle, _MEMORY_TYPE, "handle")
+        adoption = Adoption(cls, pointer, owned, "handle")
+        try:
+            c_engine = ffi.new("dnnl_engine_t *")
+            check(lib.dnnl_memory_get_engine(pointer, c_engine), "dnnl_memory_get_engine")
+            its_engine = engine_of(c_engine[0], engine, "the memory")
+            md = ffi.new("const_dnnl_memory_desc_t *")
+            check(lib.dnnl_memory_get_memory_desc(pointer, md), "dnnl_memory_get_memory_desc")
+            size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
+            if desc.size != size:
+                raise ValueError(f"desc: describes {desc.size} bytes, the memory's own descriptor {size}")
+            data = ffi.new("void **")
+            check(lib.dnnl_memory_get_data_handle(pointer, data), "dnnl_memory_get_data_handle")
+        except BaseException:
+            adoption.cancel()
+            raise
+
+        def adopt(memory: Memory) -> None:
+            memory._adopt(pointer, keep=(desc, its_engine, None))
+            memory._use_data((data[0],), None)
+
+        return adoption.finish(cls, adopt)
+
+    def _on_close(self) -> None:
+        self._executable = None  # execute reads it: closed memory never reaches C
+
+    @property
+    def desc(self) -> MemoryDesc:
+        """The memory's :class:`MemoryDesc`.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+        """
+        desc: MemoryDesc = self._kept(0)
+        return desc
+
+    @property
+    def engine(self) -> Engine:
+        """The :class:`Engine` of the memory.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+        """
+        engine: Engine = self._kept(1)
+        return engine
+
+    @property
+    def data_handle(self) -> int:
+        """The address (or OpenCL buffer handle) the memory uses; 0 for none.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
+        out = ffi.new("void **")
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_get_data_handle(memory, out), "dnnl_memory_get_data_handle")
+        return int(ffi.cast("uintptr_t", out[0]))
+
+    def set_data_handle(self, buffer: object) -> None:
+        """Point the memory at another buffer (kept alive like the first).
+
+        Waits first for submitted work that uses this memory: it must not
+        be redirected to the new buffer.
+
+        Raises:
+            TypeError: ``buffer`` is no buffer this memory's engine can use.
+            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, not
+                C-contiguous or read-only; or numpy views of the current buffer exist.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN refuses the new handle.
+        """
+        refuse_allocate(buffer, "buffer")
+        self._refuse_while_viewed()
+        size, data_type = self._size, self.desc.data_type
+        runtime = self.engine._runtime
+        if runtime == "native":
+            pointer, kept = host_buffer(buffer, size, data_type, "buffer", (self.desc.shape, self.desc.strides))
+        else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
+            kind = "ze_usm" if runtime == "ze" else "ocl_usm" if self._ocl_kind() == OCL_USM else "cl_mem"
+            pointer, kept = device_handle(buffer, size, data_type, "buffer", kind)
+        self._repoint(
+            lambda memory: lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle",
+            (pointer,), kept,
+        )
+
+    def _refuse_while_viewed(self) -> None:
+        if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
+            raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
+
+    def _ocl_kind(self) -> int:
+        """``dnnl_ocl_interop_memory_kind_t`` of memory on an OpenCL engine."""
+        out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
+        with explain_runtime("ocl", (self, "memory")), using((self, Memory, "memory")) as c_memory:
+            check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
+        return int(out[0])
+
+    def _repoint(
+        self, call: Callable[[CData], int], name: str, pointers: Sequence[CData], kept: object
+    ) -> None:
+        """``call(c_memory)`` gives the memory another buffer; then it keeps ``kept``.
+
+        The lock discipline of ``_owned``: work submitted before is finished
+        first; while the buffer is switched no submission is in a C call
+        (every stream's lock is held), and the old buffer stays alive for any
+        work that reached it. One memory is re-pointed at a time.
+        """
+        self._finish_work()
+        shared = self._shared
+        with shared.repoint_lock, using((self, Memory, "memory")) as c_memory:
+            locked: list[Stream] = []
+            executable = self._executable
+            try:
+                # Every stream's lock, new streams included until none appears:
+                # no submission is in a C call from here on. Submissions that
+                # come later find the memory refusing work (see _execution).
+                while True:
+                    new = sorted((s for s in list(shared.streams.values())
+                                  if isinstance(s, Stream) and s not in locked), key=id)
+                    if not new:
+                        break
+                    for stream in new:
+                        stream._lock.acquire()
+                        locked.append(stream)
+                    self._executable, self._repointing = None, True
+                # Work submitted on the memory since the wait above: finished too.
+                busy = [(s, s._handle) for s in locked if id(s) in self._users and s._handle is not None]
+                for _, c_stream in busy:
+                    check(lib.dnnl_stream_wait(c_stream), "dnnl_stream_wait")
+                old = self._keep[2] if len(self._keep) > 2 else None
+                check(call(c_memory), name)
+                self._use_data(pointers, kept)
+                executable = self._executable
+                for stream, _ in busy:  # let go of at its next wait, with that work
+                    stream._deps.append((stream._epoch, old))
+            finally:
+                if self._handle is not None:
+                    self._executable = executable
+                self._repointing = False
+                for stream in locked:
+                    stream._lock.release()
+
+    def mapped(self) -> _Mapped:
+        """``with memory.mapped() as array:`` the data as a numpy array, mapped
+        for the block and unmapped at its end (also on an exception).
+
+        The array has the descriptor's shape, numpy dtype and strides (a plain
+        layout and a type numpy knows; ``TypeError`` otherwise). Work submitted
+        before is finished first. While mapped, the memory's handle stays
+        valid (even if the memory is closed) and ``set_data_handle`` is refused.
+
+        * Memory the host sees directly (the CPU engine; host or shared USM,
+          whose mapping is the memory's own storage): the array is a view of
+          it, without a copy, and stays one after the block, like
+          ``numpy.asarray(memory)``.
+        * Device memory (OpenCL buffers, device USM), where oneDNN maps a host
+          copy that unmapping frees: the array is the binding's own copy of
+          it, written back at the end of the block, and read-only afterwards.
+          No array ever points at memory that is no longer mapped.
+
+        Raises:
+            TypeError: (entering the block) the layout is blocked or numpy has no type for the
+                data type.
+            ValueError: (entering the block) the memory has no buffer (``MEMORY_NONE``).
+            RuntimeError: the same ``mapped()`` object is entered twice.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot map the memory.
+        """
+        return _Mapped(self)
+
+    def map_data(self) -> Any:
+        """Map the data into host memory; returns a ``void *`` cffi pointer.
+
+        As ``dnnl::memory::map_data``: valid until :meth:`unmap_data`, which
+        must be called with the same pointer. :meth:`mapped` gives the same
+        as a numpy array and unmaps it for you.
+
+        Raises:
+            ValueError: the memory has no buffer (``MEMORY_NONE``).
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN cannot map the memory.
+        """
+        if self._executable is None and not self.closed:
+            raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
+        self._finish_work()
+        out = ffi.new("void **")
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_map_data(memory, out), "dnnl_memory_map_data")
+        return out[0]
+
+    def unmap_data(self, pointer: Any) -> None:
+        """Unmap a pointer returned by :meth:`map_data`.
+
+        Raises:
+            TypeError: ``pointer`` is not the non-NULL ``void *`` :meth:`map_data` returned.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: oneDNN refuses to unmap ``pointer``.
+        """
+        _ = self.handle  # a closed memory says so first
+        if not isinstance(pointer, ffi.CData) or ffi.typeof(pointer) is not _VOID_POINTER or pointer == ffi.NULL:
+            raise TypeError(f"pointer: expected the void * map_data returned, got {pointer!r}")
+        c_pointer = pointer
+        with using((self, Memory, "memory")) as memory:
+            check(lib.dnnl_memory_unmap_data(memory, c_pointer), "dnnl_memory_unmap_data")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> numpy.ndarray[Any, Any]:
+        """``numpy.asarray(memory)``: a view of the data, without a copy.
+
+        For memory on the CPU engine with a plain layout ("ab", "ba",
+        "acdb", strides, ...) and a type numpy knows. The view's shape is the
+        descriptor's, its strides follow the layout. While a view exists the
+        memory's buffer stays valid: closing the memory destroys it only once
+        the last view is gone, and ``set_data_handle`` is refused. Device
+        memory is read with :meth:`mapped`.
+        """
+        import numpy
+
+        if self.engine._runtime != "native":
+            raise TypeError(
+                "memory: not host memory (an OpenCL or Level Zero engine); read it with "
+                "memory.mapped() or through the runtime (ocl.as_array, pyopencl)"
+            )
+        if copy is False and dtype is not None:
+            raise ValueError("a view cannot change the dtype")
+        view = numpy.asarray(_HostView(self))
+        if dtype is not None:
+            return view.astype(dtype)
+        return view.copy() if copy else view
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """``memoryview(memory)`` (Python 3.12 and later): the bytes of :meth:`__array__`'s view.
+
+        Same rules as ``numpy.asarray(memory)``: CPU engine memory only, the
+        buffer valid while the memoryview lives. Before 3.12 Python classes
+        cannot offer the buffer protocol: use ``memoryview(numpy.asarray(memory))``.
+        """
+        view = self.__array__().data
+        if flags & 0x0001 and view.readonly:  # PyBUF_WRITABLE (inspect.BufferFlags from 3.12)
+            raise BufferError("memory: the view is read-only")
+        return view
+
+    def _use_data(self, pointers: Sequence[CData], kept: object) -> None:
+        """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
+        self._keep = (*self._keep[:2], kept)
+        self._repointing = False
+        if not hasattr(self, "_size"):  # the descriptor's size, read once: the user may close it
+            self._size = self.desc.size
+        has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
+        self._executable = self._handle if has_data else None
+
+
+def _numpy_layout(desc: MemoryDesc) -> tuple[numpy.dtype[Any], tuple[int, ...]]:
+    """The dtype and byte strides of a numpy array over data laid out by ``desc``."""
+    dtype, strides = desc.dtype, desc.strides
+    if dtype is None:
+        raise TypeError(f"memory: numpy has no type for {desc.data_type.name.lower()}")
+    if strides is None:
+        raise TypeError(f"memory: the {desc.tag!r} layout is blocked; no numpy view describes it")
+    return dtype, tuple(s * dtype.itemsize for s in strides)
+
+
+class _HostView:
+    """What a numpy view of a Memory's buffer holds on to (its ``base``).
+
+    It is a user of the memory's handle, so the buffer stays valid for as
+    long as the view lives, whatever happens to the Memory object. The
+    memory's data handle must be a host address (host memory, host or
+    shared USM).
+    """
+
+    __slots__ = ("_memory", "_key", "__array_interface__")
+
+    def __init__(self, memory: Memory) -> None:
+        if not isinstance(memory, Memory):
+            raise TypeError(f"expected a dnnl_interop.Memory, got {type(memory).__name__}")
+        desc = memory.desc
+        dtype, strides = _numpy_layout(desc)
+        self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
+        with using((memory, Memory, "memory")):
+            memory._use(self._key)
+            address = memory.data_handle
+        if not address and memory._size:  # an empty memory needs no buffer: its view has no element
+            memory._release(self._key)
+            raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": desc.shape,
+            "typestr": dtype.str,
+            "strides": strides,
+            "data": (address, False),
+        }
+
+    def __del__(self) -> None:
+        memory = getattr(self, "_memory", None)
+        if memory is not None:
+            memory._release(self._key)
+
+
+class _Mapped:
+    """``with memory.mapped() as array``: see :meth:`Memory.mapped`.
+
+    Holds a use of the memory's handle from the mapping to the unmapping, so
+    the handle it unmaps with is still the memory's, whatever the user does
+    with the Memory object meanwhile.
+    """
+
+    __slots__ = ("_memory", "_key", "_handle", "_pointer", "_copy")
+
+    def __init__(self, memory: Memory) -> None:
+        if not isinstance(memory, Memory):
+            raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+        self._memory = memory
+        self._pointer: Any = None
+        self._copy: tuple[numpy.ndarray[Any, Any], numpy.ndarray[Any, Any]] | None = None
+
+    def __enter__(self) -> numpy.ndarray[Any, Any]:
+        import numpy
+
+        if self._pointer is not None:
+            raise RuntimeError("memory.mapped(): already mapped by this with statement; call mapped() again")
+        memory = self._memory
+        desc = memory.desc  # a closed memory says so here
+        dtype, strides = _numpy_layout(desc)
+        if memory._executable is None and not memory.closed:
+            raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
+        memory._finish_work()
+        key = ("view", next(Owned._shared.call_keys))
+        out = ffi.new("void **")
+        with using((memory, Memory, "memory")) as handle:
+            memory._use(key)
+            status = lib.dnnl_memory_map_data(handle, out)
+            if status:
+                memory._release(key)
+                raise status_error(status, "dnnl_memory_map_data")
+            own_storage = int(ffi.cast("uintptr_t", out[0])) == memory.data_handle
+        self._key, self._handle, self._pointer = key, handle, out[0]
+        try:
+            if own_storage:  # the mapping is the memory's storage: a view, valid while the memory lives
+                view: numpy.ndarray[Any, Any] = numpy.asarray(_HostView(memory))
+                return view
+            nbytes = memory._size
+            block = numpy.empty(nbytes, numpy.uint8)
+            if nbytes:
+                ffi.memmove(ffi.cast("void *", block.ctypes.data), out[0], nbytes)
+            array: numpy.ndarray[Any, Any] = numpy.ndarray(desc.shape, dtype, buffer=block, strides=strides)
+            self._copy = (block, array)
+            return array
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info: object) -> None:
+        memory, key, pointer = self._memory, self._key, self._pointer
+        if pointer is None:
+            return
+        copy, self._copy, self._pointer = self._copy, None, None
+        try:
+            memory._finish_work()  # work submitted in the block, before the write-back
+            if copy is not None:
+                block, array = copy
+                if block.nbytes:
+                    ffi.memmove(pointer, ffi.cast("void *", block.ctypes.data), block.nbytes)
+                array.flags.writeable = False  # a copy from now on: writes would go nowhere
+            check(lib.dnnl_memory_unmap_data(self._handle, pointer), "dnnl_memory_unmap_data")
+        finally:
+            memory._release(key)
+
+
+
+def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str) -> tuple[list[CData], object, bool]:
+    """``(pointers, keep, is_list)`` for one handle or a list/tuple of them.
+
+    An empty list means MEMORY_ALLOCATE for each buffer (one, for dense
+    descriptors). Extra buffers of a descriptor hold metadata of other
+    types, so only a single buffer's item type is checked.
+    """
+    if not isinstance(desc, MemoryDesc):
+        raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if isinstance(handles, (list, tuple)):
+        given = list(handles) or [MEMORY_ALLOCATE]
+        pointers: list[CData] = []
+        keep: list[object] = []
+        with using((desc, MemoryDesc, "desc")) as md:
+            for i, handle in enumerate(given):
+                size = checked(lib.dnnl_memory_desc_get_size_v2(md, i), "dnnl_memory_desc_get_size_v2")
+                data_type = desc.data_type if i == 0 else None
+                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime)
+                if i and not size:
+                    raise ValueError(f"{what}[{i}]: the descriptor has no buffer {i}")
+                pointers.append(pointer)
+                keep.append(kept)
+        return pointers, tuple(keep), True
+    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime)
+    return [pointer], kept, False
+
+
+def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: object) -> None:
+    """A CPU (or SYCL) engine's memory over a host buffer."""
+    size = desc.size if isinstance(desc, MemoryDesc) and not desc.closed else 0
+    data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
+    layout = (desc.shape, desc.strides) if isinstance(desc, MemoryDesc) else None
+    pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
+    out = Memory._new_out()
+    with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+        check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
+        memory._adopt(out[0], keep=(desc, engine, kept))
+    memory._use_data((pointer,), kept)
+
+
+def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> None:
+    """An OpenCL engine's memory: ``kind`` OCL_BUFFER (a cl_mem) or OCL_USM."""
+    runtime = "ocl_usm" if kind == OCL_USM else "cl_mem"
+    if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
+        handle = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == OCL_BUFFER, "handle")
+    pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
+    given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
+    if isinstance(engine, Engine) and any(hasattr(type(h), "context") for h in given):  # pyopencl objects
+        with using((engine, Engine, "engine")) as c_engine:
+            context = ocl_context(c_engine)
+        check_ocl_context(given, context, "handle")
+    if is_list:
+        array = ffi.new("void *[]", pointers)
+        _create_device(
+            memory, "ocl", lib.dnnl_ocl_interop_memory_create_v2, "dnnl_ocl_interop_memory_create_v2",
+            desc, engine, pointers, keep, kind, len(array), array,
+        )
+    else:
+        _create_device(
+            memory, "ocl", lib.dnnl_ocl_interop_memory_create, "dnnl_ocl_interop_memory_create",
+            desc, engine, pointers, keep, kind, pointers[0],
+        )
+
+
+def _create_ze(memory: Memory, desc: MemoryDesc, engine: Engine, handles: object) -> None:
+    """A Level Zero engine's memory over USM pointers."""
+    pointers, keep, _ = memory_handles(desc, handles, "ze_usm", "handles")
+    array = ffi.new("void *[]", pointers)
+    _create_device(
+        memory, "ze", lib.dnnl_ze_interop_memory_create, "dnnl_ze_interop_memory_create",
+        desc, engine, pointers, keep, len(array), array,
+    )
+
+
+def _create_device(
+    memory: Memory,
+    runtime: str,
+    create: Callable[..., int],
+    name: str,
+    desc: MemoryDesc,
+    engine: Engine,
+    pointers: list[CData],
+    keep: object,
+    *extra: object,
+) -> None:
+    """``create(out, md, engine, *extra)`` makes ``memory`` over ``pointers``."""
+    out = Memory._new_out()
+    with explain_runtime(runtime, (engine, "engine")), \
+            using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+        check(create(out, md, c_engine, *extra), name)
+        memory._adopt(out[0], keep=(desc, engine, keep))
+        memory._use_data(pointers, keep)
+
+
+def make_ocl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> Memory:
+    """``ocl.make_memory``: a Memory on an OpenCL engine (``kind`` checked by the caller)."""
+    memory = Memory.__new__(Memory)
+    _create_ocl(memory, desc, engine, kind, handle)
+    return memory
+
+
+def make_ze_memory(desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
+    """``ze.make_memory``: a Memory on a Level Zero engine."""
+    memory = Memory.__new__(Memory)
+    _create_ze(memory, desc, engine, handles)
+    return memory

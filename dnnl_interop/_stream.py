@@ -1,0 +1,271 @@
+"""Streams (``dnnl_stream_t``), and keeping what submitted work uses until it is done.
+
+oneDNN executes asynchronously: ``dnnl_primitive_execute`` returns while the
+work may still run. So each stream keeps, for the work submitted to it, the
+primitive, the memories (and, through them, their buffers) and any
+dependency objects, and registers itself as a user of each owned object
+(see ``_owned``). They are let go when the stream is known to be done:
+
+* :meth:`Stream.wait` finishes everything submitted before it started;
+* a submission that returned a completion event (OpenCL out-of-order
+  queues) is let go once that event, and the events of every earlier such
+  submission, are complete (checked at the next submission);
+* closing the stream waits first, then lets everything go.
+
+Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
+before it calls C and, once C returns, lets go of what was stamped before.
+Work submitted while a wait is running keeps its objects. Submission and
+the bookkeeping of a wait hold the stream's lock, so the two never
+interleave; the C wait itself runs without it. Submitting is
+``_execution``'s job.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._engine import Engine, engine_of, optional_engine
+from ._ffi import ffi, lib
+from ._library import check
+from ._owned import Adoption, Owned, foreign_pointer, using
+from ._validate import bool_argument
+from .errors import ClosedObjectError
+
+if TYPE_CHECKING:
+    from ._ffi import CData
+
+__all__ = ["Stream"]
+
+_STREAM_TYPE = ffi.typeof("dnnl_stream_t")
+exiting = False  # set at interpreter exit: threads still running submit nothing new
+
+
+class Stream(Owned):
+    """An execution stream (``dnnl_stream_t``) on an engine.
+
+    Work submitted to it keeps everything it uses alive until :meth:`wait`
+    returns or the stream is closed (which waits first).
+
+    Raises:
+        TypeError: ``engine`` is not an :class:`Engine`.
+        ClosedObjectError: ``engine`` is closed.
+        DnnlError: oneDNN refuses to make the stream (``InvalidArgumentsError`` for an OpenCL or
+            Level Zero engine, whose streams come from ``ocl.make_stream``/``ze.make_stream``).
+    """
+
+    # _pending: id(obj) -> obj for the owned objects submitted work uses; the
+    # epoch of their latest use is obj._users[id(stream)].
+    # _deps: (epoch, obj) for other objects the work uses (dependency events).
+    # _events: (epoch, is_done) for submissions that returned an event, oldest first.
+    # _last: (entries, c_args) of the latest submission. oneDNN reads the
+    # argument array during the call only, so equal arguments reuse it.
+    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last")
+    _pending: dict[int, Owned]
+    _deps: list[tuple[int, object]]
+    _epoch: int
+    _lock: threading.Lock
+    _events: list[tuple[int, Callable[[], bool]]]
+    _last: tuple[list[tuple[int, CData | None]] | None, CData | None]
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
+        self._last = (None, None)
+        self._pending = {}
+        self._deps = []
+        self._epoch = 0
+        self._events = []
+        self._lock = threading.Lock()
+        engine: Engine = keep[0]
+        with self._shared.lock:  # with the engine's close: see _owned
+            engine._add_stream(self)  # refused once the engine is closed
+            super()._adopt(handle, keep)
+            key = ("stream", id(self))
+            engine._use(key)  # oneDNN streams do not retain their engine
+            self._holds = ((engine, key),)
+            self._shared.streams[id(self)] = self
+
+    @classmethod
+    def _made(cls, handle: CData, keep: tuple[Any, ...]) -> Stream:
+        """A new Stream over a handle this binding just created; destroyed if its
+        engine closed meanwhile (ClosedObjectError)."""
+        stream = cls.__new__(cls)
+        stream._init_made(handle, keep)
+        return stream
+
+    def _init_made(self, handle: CData, keep: tuple[Any, ...]) -> None:
+        try:
+            self._adopt(handle, keep)
+        except ClosedObjectError:
+            lib.dnnl_stream_destroy(handle)  # never adopted: nothing else knows it
+            raise
+
+    def wait(self) -> None:
+        """Block until everything submitted to the stream has finished.
+
+        Then lets go of the objects that work used.
+
+        Raises:
+            ClosedObjectError: ``stream`` is closed.
+            DnnlError: oneDNN reports a failure of the work or of the wait.
+        """
+        with self._lock:
+            handle = self._handle
+            if handle is None:
+                raise ClosedObjectError("this Stream is closed")
+            epoch = self._epoch
+            self._epoch = epoch + 1
+            key = -next(self._shared.call_keys)
+            self._use(key)  # a close meanwhile defers the destroy until C returns
+        try:
+            status = lib.dnnl_stream_wait(handle)
+        finally:
+            self._release(key)
+        check(status, "dnnl_stream_wait")
+        with self._lock:
+            self._let_go(epoch)
+
+    def _track_event(self, is_done: Callable[[], bool]) -> None:
+        """The submission just made has its own completion event: stamp it apart.
+
+        Later submissions and waits ask ``is_done``; what the oldest finished
+        submissions used is let go without waiting for the whole stream.
+        """
+        with self._lock:
+            self._events.append((self._epoch, is_done))
+            self._epoch += 1
+
+    def _let_go_finished(self) -> None:
+        """Let go of what the oldest submissions whose events completed used. Holds the lock."""
+        events = self._events
+        finished = 0
+        while finished < len(events) and events[finished][1]():
+            finished += 1
+        if finished:
+            self._let_go(events[finished - 1][0])
+            del events[:finished]
+
+    def _let_go(self, epoch: float) -> None:
+        """Release what work stamped up to ``epoch`` used (it is done). Holds the lock."""
+        events = self._events
+        while events and events[0][0] <= epoch:
+            events.pop(0)
+        if self._deps:
+            self._deps = [entry for entry in self._deps if entry[0] > epoch]
+        sid = id(self)
+        pending = self._pending
+        done = [obj for obj in pending.values() if obj._users.get(sid, -1) <= epoch]
+        for obj in done:
+            del pending[id(obj)]
+            obj._release(sid)
+
+    def _close_handle(self, finalizing: bool = False) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # creation failed before the stream was set up
+            return super()._close_handle(finalizing)
+        shared = self._shared
+        key = -next(shared.call_keys)
+        # A finalizer never blocks: the stream is left to the next thread
+        # that closes or makes an object (a submission or a re-pointing holds
+        # the lock; at exit, a daemon thread frozen holding it leaks it).
+        if not lock.acquire(blocking=not finalizing):
+            shared.finalized.append(self)
+            return
+        try:  # no submission is under way
+            with shared.lock:
+                handle = self._handle
+                if handle is None:
+                    return
+                self._handle = None
+                self._use(key)  # this close's own wait below uses the handle too
+                shared.deferred[id(self)] = (self, handle)
+            # Finish the work before letting go of what it uses. If the wait
+            # fails, nothing is known finished: the objects stay alive.
+            if lib.dnnl_stream_wait(handle) == 0:
+                self._let_go(float("inf"))
+        finally:
+            lock.release()
+        self._release(key)  # the last of this and any wait() still in C destroys
+
+    def _finish_work(self) -> None:
+        pass  # closing a stream finishes its own work
+
+    _ctype = "dnnl_stream_t"
+    _destroy = lib.dnnl_stream_destroy
+    _destroy_name = "dnnl_stream_destroy"
+
+    def __init__(self, engine: Engine, in_order: bool = True):
+        self._refuse_reinit()
+        flags = lib.dnnl_stream_in_order if in_order else lib.dnnl_stream_out_of_order
+        out = self._new_out()
+        with using((engine, Engine, "engine")) as c_engine:
+            check(lib.dnnl_stream_create(out, c_engine, flags), "dnnl_stream_create")
+            self._init_made(out[0], (engine,))
+
+    @classmethod
+    def from_handle(cls, handle: object, *, owned: bool, engine: Engine | None = None) -> Stream:
+        """A Stream over a ``dnnl_stream_t`` made elsewhere.
+
+        ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
+        destroys it exactly once, ``owned=False`` borrows it (never destroyed
+        here; **the caller keeps it alive** while the Stream is in use).
+
+        A oneDNN stream does not keep its engine alive, so the Stream keeps
+        its :class:`Engine`: ``engine`` if given (checked to be the stream's,
+        ``ValueError`` otherwise), else the Engine of this binding that holds
+        the stream's engine (``dnnl_stream_get_engine``), else a new one
+        borrowing it, which the caller keeps alive as long as the stream.
+
+        Raises:
+            TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
+                is not a bool.
+            ValueError: ``handle`` is NULL, or an object of this binding already owns it and
+                ``owned=True`` asks to take it over.
+            ClosedObjectError: the object of this binding that owns the handle is closed.
+            TypeError: ``engine`` is neither an :class:`Engine` nor None.
+            ValueError: ``engine`` is not the stream's engine.
+            DnnlError: oneDNN cannot give the stream's engine.
+        """
+        owned = bool_argument(owned, "owned")
+        engine = optional_engine(engine)
+        pointer = foreign_pointer(handle, _STREAM_TYPE, "handle")
+        adoption = Adoption(cls, pointer, owned, "handle")
+        try:
+            c_engine = ffi.new("dnnl_engine_t *")
+            check(lib.dnnl_stream_get_engine(pointer, c_engine), "dnnl_stream_get_engine")
+            its_engine = engine_of(c_engine[0], engine, "the stream")
+        except BaseException:
+            adoption.cancel()
+            raise
+        return adoption.finish(cls, lambda stream: stream._adopt(pointer, keep=(its_engine,)))
+
+    @property
+    def engine(self) -> Engine:
+        """The :class:`Engine` of the stream.
+
+        Raises:
+            ClosedObjectError: ``stream`` is closed.
+        """
+        engine: Engine = self._kept(0)
+        return engine
+
+
+def finish_all_streams() -> None:
+    """At interpreter exit: refuse new work, then finish every stream's work,
+    before anything it uses is finalized."""
+    global exiting
+    exiting = True
+    for ref in list(Owned._shared.streams.valuerefs()):
+        stream = ref()
+        if stream is not None:
+            try:
+                stream.wait()
+            except Exception:
+                pass
+
+
+# Interpreter exit: no new work, and every stream's work finished before
+# anything it uses is finalized; a process must not exit while oneDNN writes
+# into its memory.
+atexit.register(finish_all_streams)

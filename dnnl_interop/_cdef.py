@@ -83,6 +83,9 @@ def strip_comments(text: str) -> str:
 
 
 _INT_RE = re.compile(r"^\(?\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?$")
+INT64_MIN = -(2**63)
+# <stdint.h> limits a macro body may name (DNNL_RUNTIME_DIM_VAL is INT64_MIN).
+STDINT_LIMITS = {"INT32_MIN": -(2**31), "INT32_MAX": 2**31 - 1, "INT64_MIN": INT64_MIN, "INT64_MAX": 2**63 - 1}
 
 
 def _int_value(expr: str, known: dict[str, int]) -> int | None:
@@ -207,7 +210,7 @@ def parse(text: str, macros: dict[str, int | None] | None = None) -> Declaration
     code, defines = preprocess(text, macros)
     result = Declarations()
     for name, body in defines:
-        value = _int_value(body, result.int_constants)
+        value = _int_value(body, {**STDINT_LIMITS, **result.int_constants})
         if value is not None:
             result.int_constants[name] = value
         elif "void" in body or body in ("(NULL)", "NULL"):
@@ -482,10 +485,19 @@ void dnnl_interop_sized_release(dnnl_interop_sized_t *record);
 """
 
 
+def _c_int(value: int) -> str:
+    """``value`` as a C integer expression (``-9223372036854775808`` is none)."""
+    return "INT64_MIN" if value == INT64_MIN else str(value)
+
+
 def make_cdef(decls: Declarations, private: bool = True) -> str:
     """The cdef of ``dnnl_interop._ffi``; without ``private``, less what only
     the module's own source can compile (see :func:`make_ffibuilder`)."""
-    lines = [f"#define {name} {value}" for name, value in decls.int_constants.items()]
+    # cffi checks a macro's value with the value as a C literal, which INT64_MIN
+    # has none of: such a macro is left for cffi to read from the source.
+    lines = [
+        f"#define {name} {'...' if value == INT64_MIN else value}" for name, value in decls.int_constants.items()
+    ]
     lines += decls.types
     lines += [f"static void *const {name};" for name in decls.pointer_constants]
     lines += [f"{f.signature};" for f in decls.functions]
@@ -582,7 +594,7 @@ def make_source(decls: Declarations) -> str:
         "#include <stdint.h>",
         "#include <stdlib.h>",
         "",
-        *(f"#define {name} {value}" for name, value in decls.int_constants.items()),
+        *(f"#define {name} {_c_int(value)}" for name, value in decls.int_constants.items()),
         *decls.types,
         *(f"static void *const {name} = {expr};" for name, expr in decls.pointer_constants.items()),
         TABLE_SOURCE,

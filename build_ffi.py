@@ -9,8 +9,9 @@ the package it builds.
 
     python build_ffi.py        # build in place (pip install does this too)
 
-Building also regenerates ``dnnl_interop/_ffi.pyi`` (the module's types) and
-``dnnl_interop/_args.py`` (the ``ARG_*`` names) from the same parse; both are
+Building also regenerates ``dnnl_interop/_ffi.pyi`` (the module's types),
+``dnnl_interop/_args.py`` (the ``ARG_*`` names) and ``dnnl_interop/_enums.py``
+(the C enums as Python enums, the format tags) from the same parse; they are
 checked in, and ``tests/test_generated.py`` fails when they are stale.
 """
 
@@ -51,7 +52,7 @@ ffibuilder = _cdef.make_ffibuilder(HEADER_DIR, private=True)
 
 def write_generated(root: Path = ROOT) -> list[Path]:
     """Rewrite the Python files generated from the headers (``_ffi.pyi``,
-    ``_args.py``) where they differ; return the paths rewritten."""
+    ``_args.py``, ``_enums.py``) where they differ; return the paths rewritten."""
     written = []
     for relative, text in _cdef.generated_files(HEADER_DIR, ffibuilder).items():
         path = root / relative

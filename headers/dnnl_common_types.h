@@ -15,7 +15,8 @@
 *******************************************************************************/
 
 /* Trimmed copy of oneDNN v3.13.2 include/oneapi/dnnl/dnnl_common_types.h
- * (PyPI onednn-devel==2026.1.0). Status codes, data types, engine and stream handles.
+ * (PyPI onednn-devel==2026.1.0). Status codes, data types, engine and stream handles,
+ * floating-point math and accumulation modes.
  * Declarations are verbatim; tests/test_headers.py checks them against
  * upstream. Conditional blocks are kept; the build evaluates them as the released
  * library is configured (build_ffi.CONFIGURED_MACROS). */
@@ -112,6 +113,39 @@ typedef int64_t dnnl_dim_t;
 
 /// A type to describe tensor dimensions.
 typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
+
+/// Floating-point math mode
+typedef enum {
+    /// Default behavior, no downconversions allowed
+    dnnl_fpmath_mode_strict,
+    /// Implicit f32->bf16 conversions allowed
+    dnnl_fpmath_mode_bf16,
+    /// Implicit f32->f16 conversions allowed
+    dnnl_fpmath_mode_f16,
+    /// Implicit f32->f16, f32->tf32 or f32->bf16 conversions allowed
+    dnnl_fpmath_mode_any,
+    /// Implicit f32->tf32 conversions allowed
+    dnnl_fpmath_mode_tf32,
+} dnnl_fpmath_mode_t;
+
+/// Accumulation mode
+typedef enum {
+    /// Default behavior, f32/f64 for floating point computation, s32
+    /// for integer
+    dnnl_accumulation_mode_strict,
+    /// Same as strict but allows some partial accumulators to be
+    /// rounded to src/dst datatype in memory.
+    dnnl_accumulation_mode_relaxed,
+    /// uses fastest implementation, could use src/dst datatype or
+    /// wider datatype for accumulators
+    dnnl_accumulation_mode_any,
+    /// use s32 accumulators during computation
+    dnnl_accumulation_mode_s32,
+    /// use f32 accumulators during computation
+    dnnl_accumulation_mode_f32,
+    /// use f16 accumulators during computation
+    dnnl_accumulation_mode_f16
+} dnnl_accumulation_mode_t;
 
 /// @brief Kinds of engines.
 typedef enum {

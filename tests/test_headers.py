@@ -384,6 +384,17 @@ def test_parser_drops_includes_and_comments(build_ffi):
     assert result.int_constants == {}
 
 
+def test_parser_reads_stdint_limits_and_the_module_has_them(build_ffi):
+    """A macro naming a <stdint.h> limit is an integer constant (upstream's
+    DNNL_RUNTIME_DIM_VAL is INT64_MIN, which has no C literal: the compiled
+    module must still hold its exact value)."""
+    result = build_ffi.parse("#define LOWEST INT64_MIN\n#define ALIAS LOWEST\n#define SMALL INT32_MIN\n")
+    assert result.int_constants == {"LOWEST": -(2**63), "ALIAS": -(2**63), "SMALL": -(2**31)}
+    from dnnl_interop._ffi import lib
+
+    assert lib.DNNL_RUNTIME_DIM_VAL == -(2**63)
+
+
 def test_upstream_conditionals_are_ones_the_parser_understands():
     """Outside dnnl_config.h's compiler detection, upstream uses only
     conditionals the parser evaluates: a single name or integer, no #elif."""

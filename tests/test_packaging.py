@@ -44,6 +44,7 @@ def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
     assert "dnnl_interop/py.typed" in names
     assert "dnnl_interop/_ffi.pyi" in names  # the types of the compiled module, for type checkers
     assert "dnnl_interop/_args.py" in names
+    assert "dnnl_interop/_enums.py" in names
     headers = {n.rsplit("/", 1)[1] for n in names if n.startswith("dnnl_interop/headers/")}
     assert headers == {p.name for p in (ROOT / "headers").glob("*.h")}
 

@@ -73,6 +73,7 @@ _LAZY = {
     "MEMORY_NONE": "_memory",
     "EngineKind": "_enums",
     "DataType": "_enums",
+    "FormatKind": "_enums",
     "Engine": "_engine",
     "Stream": "_stream",
     "MemoryDesc": "_memory_desc",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._buffers import MEMORY_ALLOCATE, device_array, device_handle, host_buffer, refuse_allocate
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
+from ._enums import FormatKind
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
 from ._memory_desc import MemoryDesc
@@ -23,6 +24,7 @@ from ._owned import Adoption, Owned, foreign_pointer, using
 from ._runtime import check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument
+from .errors import Status, make_error
 
 if TYPE_CHECKING:
     import numpy
@@ -36,6 +38,10 @@ _MEMORY_TYPE = ffi.typeof("dnnl_memory_t")
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 # dnnl_ocl_interop_memory_kind_t: ocl.MemoryKind
 OCL_USM, OCL_BUFFER = lib.dnnl_ocl_interop_usm, lib.dnnl_ocl_interop_buffer
+# The C function that makes memory on an engine of each runtime.
+_CREATE_NAMES = {
+    "native": "dnnl_memory_create", "ocl": "dnnl_ocl_interop_memory_create", "ze": "dnnl_ze_interop_memory_create"
+}
 
 
 class Memory(Owned):
@@ -76,6 +82,7 @@ class Memory(Owned):
     def __init__(self, desc: MemoryDesc, engine: Engine, buffer: object = MEMORY_ALLOCATE) -> None:
         self._refuse_reinit()
         runtime = engine._runtime if isinstance(engine, Engine) else "native"
+        _refuse_any(desc, _CREATE_NAMES[runtime])
         if runtime == "ocl":  # this SYCL build's dnnl_memory_create refuses OpenCL engines
             _create_ocl(self, desc, engine, OCL_BUFFER, buffer)
         elif runtime == "ze":  # ... and Level Zero engines
@@ -85,7 +92,7 @@ class Memory(Owned):
 
     @classmethod
     def from_handle(
-        cls, handle: object, *, owned: bool, desc: MemoryDesc, engine: Engine | None = None
+        cls, handle: object, *, owned: bool, desc: MemoryDesc | None = None, engine: Engine | None = None
     ) -> Memory:
         """A Memory over a ``dnnl_memory_t`` made elsewhere.
 
@@ -94,11 +101,11 @@ class Memory(Owned):
         here; **the caller keeps it alive** while the Memory is in use). Its
         buffer stays the caller's to keep alive too, unless oneDNN allocated it.
 
-        ``desc``: the :class:`MemoryDesc` the memory was made with. oneDNN's C
-        API bound here cannot read a descriptor's shape or layout back, so it
-        is checked by size only (``ValueError`` if the sizes differ); execute
-        checks memories by it. ``engine``: as in :meth:`Stream.from_handle`
-        (the memory's engine, ``dnnl_memory_get_engine``).
+        ``desc``: the memory's :class:`MemoryDesc`, read from oneDNN
+        (``dnnl_memory_get_memory_desc``) if None; one given is checked to be
+        the memory's own (``ValueError`` otherwise) and is what :attr:`desc`
+        returns. ``engine``: as in :meth:`Stream.from_handle` (the memory's
+        engine, ``dnnl_memory_get_engine``).
 
         Raises:
             TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
@@ -107,12 +114,12 @@ class Memory(Owned):
                 ``owned=True`` asks to take it over.
             ClosedObjectError: the object of this binding that owns the handle is closed.
             TypeError: ``desc`` is neither a :class:`MemoryDesc` nor None.
-            ValueError: ``desc`` describes another size than the memory's own descriptor.
+            ValueError: ``desc`` is not the memory's own descriptor (another size, shape or layout).
             DnnlError: oneDNN cannot give the memory's descriptor or engine.
         """
         owned = bool_argument(owned, "owned")
-        if not isinstance(desc, MemoryDesc):
-            raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        if desc is not None and not isinstance(desc, MemoryDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc or None, got {type(desc).__name__}")
         engine = optional_engine(engine)
         pointer = foreign_pointer(handle, _MEMORY_TYPE, "handle")
         adoption = Adoption(cls, pointer, owned, "handle")
@@ -122,17 +129,23 @@ class Memory(Owned):
             its_engine = engine_of(c_engine[0], engine, "the memory")
             md = ffi.new("const_dnnl_memory_desc_t *")
             check(lib.dnnl_memory_get_memory_desc(pointer, md), "dnnl_memory_get_memory_desc")
-            size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
-            if desc.size != size:
-                raise ValueError(f"desc: describes {desc.size} bytes, the memory's own descriptor {size}")
+            own = MemoryDesc._of(md[0])
+            if desc is None:
+                desc = own
+            elif desc.size != own.size:
+                raise ValueError(f"desc: describes {desc.size} bytes, the memory's own descriptor {own.size}")
+            elif desc != own:
+                raise ValueError(f"desc: {desc!r} is not the memory's own descriptor, {own!r}")
             data = ffi.new("void **")
             check(lib.dnnl_memory_get_data_handle(pointer, data), "dnnl_memory_get_data_handle")
         except BaseException:
             adoption.cancel()
             raise
 
+        kept_desc: MemoryDesc = desc
+
         def adopt(memory: Memory) -> None:
-            memory._adopt(pointer, keep=(desc, its_engine, None))
+            memory._adopt(pointer, keep=(kept_desc, its_engine, None))
             memory._use_data((data[0],), None)
 
         return adoption.finish(cls, adopt)
@@ -577,8 +590,19 @@ def _create_device(
         memory._use_data(pointers, keep)
 
 
+def _refuse_any(desc: object, function: str) -> None:
+    """oneDNN's INVALID_ARGUMENTS for memory of an "any" descriptor, said before the call."""
+    if isinstance(desc, MemoryDesc) and desc.format_kind == FormatKind.ANY:
+        raise make_error(
+            Status.INVALID_ARGUMENTS, function,
+            f"desc: {desc!r} lets a primitive choose the layout and describes no memory; make the "
+            "memory from the descriptor the primitive descriptor chose (its src_desc, weights_desc, ...)",
+        )
+
+
 def make_ocl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> Memory:
     """``ocl.make_memory``: a Memory on an OpenCL engine (``kind`` checked by the caller)."""
+    _refuse_any(desc, _CREATE_NAMES["ocl"])
     memory = Memory.__new__(Memory)
     _create_ocl(memory, desc, engine, kind, handle)
     return memory
@@ -586,6 +610,7 @@ def make_ocl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object)
 
 def make_ze_memory(desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
     """``ze.make_memory``: a Memory on a Level Zero engine."""
+    _refuse_any(desc, _CREATE_NAMES["ze"])
     memory = Memory.__new__(Memory)
     _create_ze(memory, desc, engine, handles)
     return memory

@@ -6,12 +6,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ._buffers import has_buffer
-from ._enums import DataType
-from ._ffi import lib
-from ._library import checked, status_error
+from ._enums import FORMAT_TAGS, DataType, FormatKind
+from ._ffi import ffi, lib
+from ._library import check, checked, status_error
 from ._owned import Owned, using
 from ._validate import (
-    FORMAT_TAGS,
     NUMPY_TYPES,
     PLAIN_TAGS,
     data_type,
@@ -23,28 +22,12 @@ from ._validate import (
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["DataType", "MemoryDesc"]
+    from ._ffi import CData
 
+__all__ = ["DataType", "FormatKind", "MemoryDesc"]
 
-def _plain_order(tag: str, ndim: int) -> list[int] | None:
-    """Axes from outermost to innermost of a plain layout, None for a blocked one."""
-    plain = PLAIN_TAGS.get(FORMAT_TAGS.get(tag, -1))
-    if plain is None or len(plain) != ndim:
-        return None
-    return [ord(ch) - ord("a") for ch in plain]
-
-
-def _tag_strides(tag: str, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Strides in elements of a plain tag's layout; None for a blocked one."""
-    order = _plain_order(tag, len(shape))
-    if order is None:
-        return None
-    strides = [0] * len(shape)
-    step = 1
-    for axis in reversed(order):  # the innermost axis is the last letter of the tag
-        strides[axis] = step
-        step *= shape[axis]
-    return tuple(strides)
+_query = lib.dnnl_memory_desc_query
+_TAGS_BY_RANK: dict[int, list[tuple[str, int]]] = {}  # filled on first use: rank -> [(tag, value)]
 
 
 class MemoryDesc(Owned):
@@ -79,15 +62,20 @@ class MemoryDesc(Owned):
         LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
     """
 
-    __slots__ = ("shape", "data_type", "tag", "_strides")
+    # What oneDNN says of the descriptor, read once (a descriptor never changes):
+    # its shape, data type, format kind and strides (None unless plain).
+    # _tag: the tag it was made with; None from strides; unset until looked
+    # up for a descriptor oneDNN made.
+    __slots__ = ("_shape", "_data_type", "_format_kind", "_strides", "_tag")
     _ctype = "dnnl_memory_desc_t"
     _destroy = lib.dnnl_memory_desc_destroy
     _destroy_name = "dnnl_memory_desc_destroy"
 
-    shape: tuple[int, ...]
-    data_type: DataType
-    tag: str | None  # None for a descriptor made from strides
-    _strides: tuple[int, ...] | None  # None for a blocked layout
+    _shape: tuple[int, ...]
+    _data_type: DataType
+    _format_kind: FormatKind
+    _strides: tuple[int, ...] | None
+    _tag: str | None
 
     def __init__(
         self, shape: Iterable[int], dtype: object, tag: str | None = None, *, strides: Iterable[int] | None = None
@@ -108,7 +96,7 @@ class MemoryDesc(Owned):
                     f"{dtype_.name.lower()}; it takes layouts where each stride is at least the next "
                     "smaller one times that one's dimension (no interleaved elements)",
                 )
-            self.tag, self._strides = None, layout
+            self._tag = None
         else:
             if tag is None:
                 raise TypeError("tag: a format tag or strides=... is needed")
@@ -120,9 +108,50 @@ class MemoryDesc(Owned):
                     f"oneDNN refused shape {dims} of {dtype_.name.lower()} in layout {tag!r}",
                 )
             assert isinstance(tag, str)  # tag_argument checked it
-            self.tag, self._strides = tag, _tag_strides(tag, dims)
-        self.shape, self.data_type = dims, dtype_
+            self._tag = tag
         self._adopt(out[0])
+        self._read()
+
+    @classmethod
+    def _of(cls, md: CData) -> MemoryDesc:
+        """A MemoryDesc of its own over a copy of ``md``, a descriptor oneDNN
+        made (a primitive descriptor's, a memory's): nothing of it is kept."""
+        out = cls._new_out()
+        check(lib.dnnl_memory_desc_clone(out, md), "dnnl_memory_desc_clone")
+        desc = cls.__new__(cls)
+        desc._adopt(out[0])
+        desc._read()
+        return desc
+
+    def _read(self) -> None:
+        """Ask oneDNN for the shape, data type, format kind and plain strides."""
+        md = self.handle
+        ndims = ffi.new("int *")
+        dims = ffi.new("dnnl_dims_t **")
+        check(_query(md, lib.dnnl_query_ndims_s32, ndims), "dnnl_memory_desc_query")
+        check(_query(md, lib.dnnl_query_dims, dims), "dnnl_memory_desc_query")
+        n = ndims[0]
+        self._shape = tuple(dims[0][0][0:n]) if n else ()
+        kind = ffi.new("dnnl_data_type_t *")
+        check(_query(md, lib.dnnl_query_data_type, kind), "dnnl_memory_desc_query")
+        self._data_type = DataType(kind[0])
+        fmt = ffi.new("dnnl_format_kind_t *")
+        check(_query(md, lib.dnnl_query_format_kind, fmt), "dnnl_memory_desc_query")
+        self._format_kind = FormatKind(fmt[0])
+        self._strides = self._plain_strides(md, n) if self._format_kind == FormatKind.BLOCKED else None
+
+    def _plain_strides(self, md: CData, n: int) -> tuple[int, ...] | None:
+        """Strides in elements of a plain layout: no inner blocks, no padding, no offset."""
+        count = ffi.new("int *")
+        check(_query(md, lib.dnnl_query_inner_nblks_s32, count), "dnnl_memory_desc_query")
+        padded, offsets, strides = (ffi.new("dnnl_dims_t **") for _ in range(3))
+        offset = ffi.new("int64_t *")
+        for query, out in ((lib.dnnl_query_padded_dims, padded), (lib.dnnl_query_padded_offsets, offsets),
+                           (lib.dnnl_query_strides, strides), (lib.dnnl_query_submemory_offset_s64, offset)):
+            check(_query(md, query, out), "dnnl_memory_desc_query")
+        if count[0] or offset[0] or tuple(padded[0][0][0:n]) != self._shape or any(offsets[0][0][0:n]):
+            return None
+        return tuple(strides[0][0][0:n])
 
     @classmethod
     def from_array(cls, array: object) -> MemoryDesc:
@@ -181,12 +210,73 @@ class MemoryDesc(Owned):
     nbytes = size
 
     @property
+    def shape(self) -> tuple[int, ...]:
+        """The dimensions, as oneDNN holds them.
+
+        Raises nothing: read from oneDNN when the descriptor was made.
+        """
+        return self._shape
+
+    @property
+    def data_type(self) -> DataType:
+        """The :class:`DataType` of the elements.
+
+        Raises nothing: read from oneDNN when the descriptor was made.
+        """
+        return self._data_type
+
+    @property
+    def format_kind(self) -> FormatKind:
+        """How the layout is given: ``BLOCKED`` (plain or blocked layouts), ``ANY``
+        (a primitive chooses), ``OPAQUE`` (a layout only oneDNN knows), ...
+
+        Raises nothing: read from oneDNN when the descriptor was made.
+        """
+        return self._format_kind
+
+    @property
+    def tag(self) -> str | None:
+        """The format tag of the layout: the one the descriptor was made with,
+        or, for a descriptor oneDNN made, the tag that lays out the same
+        ("acdb", "Acdb32a", ...); None for one made from strides, or for a
+        layout no tag describes.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed (asked first of a descriptor oneDNN made).
+        """
+        try:
+            return self._tag
+        except AttributeError:
+            self._tag = self._find_tag()
+            return self._tag
+
+    def _find_tag(self) -> str | None:
+        """The tag whose descriptor of this shape and data type oneDNN finds equal."""
+        if self._format_kind == FormatKind.ANY:
+            return "any"
+        if self._format_kind != FormatKind.BLOCKED:
+            return None
+        rank = len(self._shape)
+        if rank not in _TAGS_BY_RANK:
+            _TAGS_BY_RANK[rank] = _tags_of_rank(rank)
+        out = self._new_out()
+        with using((self, MemoryDesc, "desc")) as md:
+            for name, value in _TAGS_BY_RANK[rank]:
+                if lib.dnnl_memory_desc_create_with_tag(out, rank, self._shape, int(self._data_type), value):
+                    continue
+                equal = lib.dnnl_memory_desc_equal(md, out[0])
+                lib.dnnl_memory_desc_destroy(out[0])
+                if equal:
+                    return name
+        return None
+
+    @property
     def ndim(self) -> int:
         """The number of dimensions.
 
-        Raises nothing: the shape is kept by the descriptor.
+        Raises nothing: the shape is read from oneDNN when the descriptor was made.
         """
-        return len(self.shape)
+        return len(self._shape)
 
     @property
     def dtype(self) -> numpy.dtype[Any] | None:
@@ -196,54 +286,74 @@ class MemoryDesc(Owned):
         """
         import numpy
 
-        numpy_type = NUMPY_TYPES.get(self.data_type)
+        numpy_type = NUMPY_TYPES.get(self._data_type)
         return None if numpy_type is None else numpy.dtype(numpy_type.name)
 
     @property
     def strides(self) -> tuple[int, ...] | None:
-        """Strides in elements, as given to ``MemoryDesc(..., strides=)`` or
-        implied by a plain tag ("ab" of (2, 3) is (3, 1)); None for blocked
-        layouts ("aBcd16b", ...), which no strides describe. numpy's byte
-        strides are these times ``dtype.itemsize``.
+        """Strides in elements of a plain layout, as oneDNN holds them ("ab" of
+        (2, 3) is (3, 1)); None for blocked layouts ("aBcd16b", ...), padded
+        ones and "any", which no strides describe. numpy's byte strides are
+        these times ``dtype.itemsize``.
 
-        Raises nothing; None for blocked layouts.
+        Raises nothing; None for layouts no strides describe.
         """
         return self._strides
 
-    def _layout_key(self) -> tuple[object, ...]:
-        # oneDNN's equality: a stride of a dimension of size 1 is never used.
-        if self._strides is None:
-            return ("tag", FORMAT_TAGS[self.tag]) if self.tag is not None else ("strides", None)
-        return ("strides", tuple(s if d != 1 else 0 for d, s in zip(self.shape, self._strides, strict=True)))
-
     def __eq__(self, other: object) -> bool:
+        """oneDNN's equality (``dnnl_memory_desc_equal``): the same shape, data
+        type and layout; the stride of a dimension of one element is never used."""
         if not isinstance(other, MemoryDesc):
             return NotImplemented
-        return (self.shape, self.data_type, self._layout_key()) == (
-            other.shape, other.data_type, other._layout_key()
-        )
+        if self is other:
+            return True
+        with using((self, MemoryDesc, "self"), (other, MemoryDesc, "other")) as (md, other_md):
+            return bool(lib.dnnl_memory_desc_equal(md, other_md))
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.data_type, self._layout_key()))
+        return hash((self._shape, self._data_type, self._format_kind))
 
     def __copy__(self) -> MemoryDesc:
-        if self.tag is None:
-            return MemoryDesc(self.shape, self.data_type, strides=self._strides)
-        return MemoryDesc(self.shape, self.data_type, self.tag)
+        with using((self, MemoryDesc, "desc")) as md:
+            copy = MemoryDesc._of(md)
+        copy._tag = self.tag
+        return copy
 
     def __deepcopy__(self, memo: object) -> MemoryDesc:
         return self.__copy__()
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        if self.tag is None:
-            return _desc_from_strides, (self.shape, self.data_type.name.lower(), self._strides)
-        return MemoryDesc, (self.shape, self.data_type.name.lower(), self.tag)
+        tag = self.tag
+        name = self._data_type.name.lower()
+        if tag is None and self._strides is None:
+            raise TypeError(f"{self!r}: a layout no format tag or strides describe cannot be pickled")
+        if tag is None:
+            return _desc_from_strides, (self._shape, name, self._strides)
+        return MemoryDesc, (self._shape, name, tag)
 
     def __repr__(self) -> str:
         closed = ", closed" if self.closed else ""
-        layout = repr(self.tag) if self.tag is not None else f"strides={self._strides}"
-        return f"MemoryDesc({self.shape}, {self.data_type.name.lower()}, {layout}{closed})"
+        tag = None if self.closed and not hasattr(self, "_tag") else self.tag
+        if tag is not None:
+            layout = repr(tag)
+        elif self._strides is not None:
+            layout = f"strides={self._strides}"
+        else:
+            layout = f"format kind {self._format_kind.name.lower()}"
+        return f"MemoryDesc({self._shape}, {self._data_type.name.lower()}, {layout}{closed})"
 
 
 def _desc_from_strides(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...]) -> MemoryDesc:
     return MemoryDesc(shape, dtype, strides=strides)
+
+
+def _tags_of_rank(rank: int) -> list[tuple[str, int]]:
+    """The format tags that lay out ``rank`` dimensions, one name a value, plain ones first."""
+    found: dict[int, str] = {}
+    for name, value in FORMAT_TAGS.items():
+        name = PLAIN_TAGS.get(value, name)
+        letters = {ch.lower() for ch in name if ch.isalpha()}
+        if name != "any" and len(letters) == rank and letters <= set("abcdefghijkl"):
+            found.setdefault(value, name)
+    plain_first = sorted(found.items(), key=lambda item: (item[0] not in PLAIN_TAGS, item[0]))
+    return [(name, value) for value, name in plain_first]

@@ -76,18 +76,23 @@ class Primitive(Owned):
         _create_primitive(self, desc, cache_blob)
 
     @classmethod
-    def from_handle(cls, handle: object, *, owned: bool, desc: PrimitiveDesc) -> Primitive:
+    def from_handle(
+        cls, handle: object, *, owned: bool, desc: PrimitiveDesc | None = None, engine: Engine | None = None
+    ) -> Primitive:
         """A Primitive over a ``dnnl_primitive_t`` made elsewhere.
 
         ``handle`` and ``owned`` as in :meth:`Engine.from_handle`: ``owned=True``
         destroys it exactly once, ``owned=False`` borrows it (never destroyed
         here; **the caller keeps it alive** while the Primitive is in use).
 
-        ``desc``: the :class:`PrimitiveDesc` the primitive was made from (a
-        foreign one adopted with :meth:`PrimitiveDesc.from_handle`). Execute
-        checks each memory against its argument sizes, and the primitive keeps
-        its engines. oneDNN's C API bound here cannot ask a primitive for its
-        descriptor, so this is taken on the caller's word.
+        Execute checks each memory against the primitive's descriptor, which
+        is read from oneDNN (``dnnl_primitive_get_primitive_desc``), and the
+        primitive keeps its engine: ``engine`` if given (checked to be the
+        primitive's), else the Engine of this binding that holds it, else a
+        new one borrowing it. ``desc``, if given, is the :class:`PrimitiveDesc`
+        the primitive was made from (one adopted with
+        :meth:`PrimitiveDesc.from_handle`, say): its argument sizes and engines
+        are taken instead, on the caller's word.
 
         Raises:
             TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
@@ -95,19 +100,37 @@ class Primitive(Owned):
             ValueError: ``handle`` is NULL, or an object of this binding already owns it and
                 ``owned=True`` asks to take it over.
             ClosedObjectError: the object of this binding that owns the handle is closed.
-            TypeError: ``desc`` is not a :class:`PrimitiveDesc`.
+            TypeError: ``desc`` is neither a :class:`PrimitiveDesc` nor None, or ``engine``
+                neither an :class:`Engine` nor None.
+            ValueError: ``engine`` is not the primitive's engine.
             ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot give the primitive's descriptor or engine.
         """
         owned = bool_argument(owned, "owned")
-        if not isinstance(desc, PrimitiveDesc):
-            raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc, got {type(desc).__name__}")
+        if desc is not None and not isinstance(desc, PrimitiveDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc or None, got {type(desc).__name__}")
+        engine = optional_engine(engine)
         pointer = foreign_pointer(handle, _PRIMITIVE_TYPE, "handle")
         adoption = Adoption(cls, pointer, owned, "handle")
+        try:
+            if desc is None:
+                pd = ffi.new("const_dnnl_primitive_desc_t *")
+                check(lib.dnnl_primitive_get_primitive_desc(pointer, pd), "dnnl_primitive_get_primitive_desc")
+                c_engine = ffi.new("dnnl_engine_t *")
+                check(lib.dnnl_primitive_desc_query(pd[0], lib.dnnl_query_engine, 0, c_engine),
+                      "dnnl_primitive_desc_query")
+                engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
+                sizes = _exec_arg_sizes(pd[0])
+            else:
+                with using((desc, PrimitiveDesc, "desc")):
+                    engines, sizes = desc._keep, desc._arg_sizes
+        except BaseException:
+            adoption.cancel()
+            raise
 
         def adopt(primitive: Primitive) -> None:
-            with using((desc, PrimitiveDesc, "desc")):
-                primitive._adopt(pointer, keep=desc._keep)
-                primitive._arg_sizes = desc._arg_sizes
+            primitive._adopt(pointer, keep=engines)
+            primitive._arg_sizes = sizes
 
         return adoption.finish(cls, adopt)
 

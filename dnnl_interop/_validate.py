@@ -11,8 +11,8 @@ import operator
 from collections.abc import Iterable
 from typing import TypeVar
 
-from ._enums import DataType
-from ._ffi import ffi, lib
+from ._enums import FORMAT_TAGS, DataType
+from ._ffi import lib
 
 _E = TypeVar("_E", bound=int)
 
@@ -63,13 +63,6 @@ def data_type(dtype: object) -> DataType:
 
 
 # --- format tags ---------------------------------------------------------------------
-
-FORMAT_TAGS: dict[str, int] = {
-    name[5:]: value
-    for name, value in ffi.typeof("dnnl_format_tag_t").relements.items()
-    if not name.startswith("dnnl_format_tag_")
-}
-FORMAT_TAGS["any"] = lib.dnnl_format_tag_any
 
 # The plain (letters-only) tag of each tag value: "nchw" is "abcd".
 PLAIN_TAGS: dict[int, str] = {}

@@ -13,7 +13,7 @@ from ._args import __all__ as _ARG_NAMES
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer
 from ._cached import make_primitive_cached, reorder_cached
 from ._engine import Engine
-from ._enums import DataType, EngineKind
+from ._enums import DataType, EngineKind, FormatKind
 from ._memory import MEMORY_NONE, Memory
 from ._memory_desc import MemoryDesc
 from ._primitive import Primitive, PrimitiveDesc, reorder
@@ -26,6 +26,7 @@ __all__ = [
     "MEMORY_NONE",
     "EngineKind",
     "DataType",
+    "FormatKind",
     "Engine",
     "Stream",
     "MemoryDesc",

@@ -32,7 +32,7 @@ from ._engine import Engine, explain_runtime
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import Handle, as_bytes, required_handle
+from ._handles import as_bytes, required_handle
 from ._interop import get_handle
 from ._library import check
 from ._memory import Memory, make_ze_memory
@@ -42,6 +42,7 @@ from ._primitive import Primitive
 from ._runtime import library_version, ze_engine_blob_id
 from ._sized import query_then_fill
 from ._stream import Stream
+from ._ze_handles import CommandList, Context, Device, Driver, Event, ZeHandle
 
 if TYPE_CHECKING:
     from ._ffi import CData, CType
@@ -65,88 +66,6 @@ __all__ = [
     "make_memory",
     "execute",
 ]
-
-
-class ZeHandle(Handle):
-    """A Level Zero handle as a value (see :class:`dnnl_interop._handles.Handle`).
-
-    ``int(h)`` is the address, ``h.ptr`` the typed cffi pointer; equal
-    handles are of the same kind at the same address. It does not keep the
-    native object alive.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _family = "Level Zero"
-
-
-class Driver(ZeHandle):
-    """A ``ze_driver_handle_t``.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _ctype = "ze_driver_handle_t"
-
-
-class Device(ZeHandle):
-    """A ``ze_device_handle_t``.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _ctype = "ze_device_handle_t"
-
-
-class Context(ZeHandle):
-    """A ``ze_context_handle_t``.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _ctype = "ze_context_handle_t"
-
-
-class CommandList(ZeHandle):
-    """A ``ze_command_list_handle_t``.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _ctype = "ze_command_list_handle_t"
-
-
-class Event(ZeHandle):
-    """A ``ze_event_handle_t``.
-
-    Raises:
-        TypeError: the value is not an int address, a cffi pointer of this kind, or an object
-            with ``int_ptr``/``__int__``.
-        ValueError: the address is negative or does not fit a pointer.
-    """
-
-    __slots__ = ()
-    _ctype = "ze_event_handle_t"
 
 
 _KINDS = (Driver, Device, Context, CommandList, Event)

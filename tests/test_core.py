@@ -339,3 +339,75 @@ def test_a_refused_memory_descriptor_names_shape_type_and_layout(real_dnnl):
 def test_a_refused_verbose_level_says_which_levels_exist(real_dnnl):
     with pytest.raises(dnnl.InvalidArgumentsError, match=r"level: 5 given; oneDNN takes 0, 1 or 2"):
         dnnl.set_verbose(5)
+
+
+# --- descriptors read back from oneDNN -------------------------------------------
+
+
+def test_a_descriptor_s_shape_type_and_strides_are_oneDNN_s():
+    tagged = dnnl.MemoryDesc((2, 3, 4), "f32", "acb")
+    assert (tagged.shape, tagged.data_type, tagged.strides) == ((2, 3, 4), dnnl.DataType.F32, (12, 1, 3))
+    assert tagged.format_kind == dnnl.FormatKind.BLOCKED and tagged.tag == "acb"
+    blocked = dnnl.MemoryDesc((2, 3, 4, 5), "f32", "nChw16c")
+    assert blocked.strides is None and blocked.size == 2 * 16 * 4 * 5 * 4  # channels padded to 16
+    chosen = dnnl.MemoryDesc((2, 3), "f32", "any")
+    assert chosen.format_kind == dnnl.FormatKind.ANY and chosen.strides is None
+
+
+def test_descriptors_are_compared_by_onednn():
+    assert dnnl.MemoryDesc((2, 3), "f32", "ab") == dnnl.MemoryDesc((2, 3), "f32", strides=(3, 1))
+    assert dnnl.MemoryDesc((1, 3), "f32", strides=(7, 1)) == dnnl.MemoryDesc((1, 3), "f32", "ab")  # unused stride
+    assert dnnl.MemoryDesc((2, 3), "f32", "ab") != dnnl.MemoryDesc((2, 3), "f32", "ba")
+    assert dnnl.MemoryDesc((2, 3), "f32", "ab") != dnnl.MemoryDesc((2, 3), "s32", "ab")
+    assert dnnl.MemoryDesc((2, 3, 4, 5), "f32", "nChw16c") == dnnl.MemoryDesc((2, 3, 4, 5), "f32", "aBcd16b")
+
+
+def test_a_descriptor_onednn_made_is_a_first_class_memory_desc():
+    made = dnnl.MemoryDesc((2, 3, 4, 5), "f32", "nChw16c")
+    wrapped = dnnl.MemoryDesc._of(made.handle)  # as a primitive descriptor's query gives it
+    made.close()  # the wrapper holds a copy of its own
+    assert wrapped.shape == (2, 3, 4, 5) and wrapped.tag == "aBcd16b" and wrapped.strides is None
+    assert wrapped == dnnl.MemoryDesc((2, 3, 4, 5), "f32", "aBcd16b")
+    assert repr(wrapped) == "MemoryDesc((2, 3, 4, 5), f32, 'aBcd16b')"
+
+
+# --- messages that name the argument ---------------------------------------------
+
+
+def test_memory_on_an_any_descriptor_says_a_primitive_chooses_the_layout(engine):
+    with pytest.raises(dnnl.InvalidArgumentsError,
+                       match=r"desc: MemoryDesc\(\(2, 3\), f32, 'any'\) lets a primitive choose the "
+                             r"layout and describes no memory; make the memory from the descriptor"):
+        dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "any"), engine)
+
+
+def test_a_closed_engine_given_for_a_foreign_handle_is_named_as_the_wrong_kind(real_dnnl):
+    from dnnl_interop import ocl, ze
+
+    closed = dnnl.Engine.cpu()
+    closed.close()
+    with pytest.raises(TypeError, match=r"^device: expected a cl_device_id, got a dnnl_interop\.Engine$"):
+        ocl.get_engine_cache_blob_id(closed)
+    with pytest.raises(TypeError, match=r"^driver: expected a Level Zero Driver, got a dnnl_interop\.Engine$"):
+        ze.get_engine_cache_blob_id(closed, 0x1234)
+
+
+def test_an_int_ptr_that_is_no_int_is_named(real_dnnl):
+    from dnnl_interop import ocl
+
+    class Device:
+        int_ptr = "0x1234"
+
+    with pytest.raises(TypeError, match=r"^device: the test_core\.Device's int_ptr is a str, not an int address; give the "
+                                        r"cl_device_id as an int or a cffi pointer$"):
+        ocl.get_engine_cache_blob_id(Device())
+
+
+def test_set_mem_object_on_cpu_memory_says_it_needs_opencl_memory(engine):
+    from dnnl_interop import ocl
+
+    memory = dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ab"), engine)
+    with pytest.raises(dnnl.InvalidArgumentsError, match="memory: a Memory on a CPU or SYCL engine; it needs an "
+                                                         r"OpenCL engine \(ocl.make_engine\)"):
+        ocl.set_mem_object(memory, 0x1234)
+    assert memory.data_handle != 0x1234  # unchanged

@@ -132,6 +132,29 @@ def test_a_reorder_the_other_module_made_runs_here_on_its_own_objects(real_dnnl,
     _close(primitive, desc, src, dst, stream, engine)
 
 
+def test_memory_and_primitive_adopted_without_desc_read_their_descriptors_from_onednn(real_dnnl, embedder):
+    theirs = _theirs(embedder.lib)
+    src_desc, dst_desc = _descs()
+    engine = dnnl.Engine.from_handle(theirs.engine, owned=True)
+    stream = dnnl.Stream.from_handle(theirs.stream, owned=True)
+    src = dnnl.Memory.from_handle(theirs.src, owned=True)
+    dst = dnnl.Memory.from_handle(theirs.dst, owned=True)
+    primitive = dnnl.Primitive.from_handle(theirs.primitive, owned=True)  # its descriptor: oneDNN's
+    assert src.desc == src_desc and dst.desc == dst_desc  # compared by oneDNN
+    assert (src.desc.shape, src.desc.strides, dst.desc.strides) == ((ROWS, COLS), (COLS, 1), (1, ROWS))
+    assert src.desc.tag == "ab" and dst.desc.tag == "ba"  # the tags that lay them out
+    assert primitive.engine is engine and src.engine is engine
+    np.asarray(src)[...] = _matrix()
+    primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    stream.wait()
+    assert (np.asarray(dst) == _matrix()).all()
+    with pytest.raises(ValueError, match=r"args\[1\]: the memory holds 4 bytes, the primitive uses 60"):
+        primitive.execute(stream, {dnnl.ARG_FROM: dnnl.Memory(dnnl.MemoryDesc((1,), "f32", "a"), engine),
+                                   dnnl.ARG_TO: dst})  # sizes from the descriptor oneDNN gave
+    _close(primitive, src, dst, stream, engine)
+    _close(src_desc, dst_desc)
+
+
 def test_adopted_objects_keep_their_engine_and_the_engine_s_runtime_is_asked(real_dnnl, embedder):
     theirs = _theirs(embedder.lib)
     engine, stream, src, dst, desc, primitive = _adopt_all(theirs, owned=True)
@@ -328,8 +351,8 @@ def test_the_arguments_beside_the_handle_are_checked_before_c(real_dnnl, embedde
     theirs = _theirs(embedder.lib)
     src_desc, _ = _descs()
     with dnnl.Engine.cpu() as other:
-        with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.MemoryDesc, got NoneType"):
-            dnnl.Memory.from_handle(theirs.src, owned=True, desc=None)
+        with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.MemoryDesc or None, got str"):
+            dnnl.Memory.from_handle(theirs.src, owned=True, desc="ab")
         with pytest.raises(ValueError, match="desc: describes 36 bytes, the memory's own descriptor 60"):
             dnnl.Memory.from_handle(theirs.src, owned=True, desc=dnnl.MemoryDesc((3, 3), "f32", "ab"))
         with pytest.raises(TypeError, match=r"engine: expected a dnnl_interop.Engine or None"):
@@ -338,7 +361,10 @@ def test_the_arguments_beside_the_handle_are_checked_before_c(real_dnnl, embedde
             dnnl.Memory.from_handle(theirs.src, owned=True, desc=src_desc, engine=other)
         with pytest.raises(ValueError, match="engine: the stream was made on another engine than this one"):
             dnnl.Stream.from_handle(theirs.stream, owned=True, engine=other)
-        with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.PrimitiveDesc, got MemoryDesc"):
+        with pytest.raises(ValueError, match=r"desc: MemoryDesc\(\(3, 5\), f32, 'ba'\) is not the memory's own "
+                                             r"descriptor, MemoryDesc\(\(3, 5\), f32, 'ab'\)"):
+            dnnl.Memory.from_handle(theirs.src, owned=True, desc=_descs()[1])  # same size, another layout
+        with pytest.raises(TypeError, match=r"desc: expected a dnnl_interop.PrimitiveDesc or None, got MemoryDesc"):
             dnnl.Primitive.from_handle(theirs.primitive, owned=True, desc=src_desc)
         closed = dnnl.Engine.cpu()
         closed.close()

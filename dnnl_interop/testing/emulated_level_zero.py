@@ -62,15 +62,14 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import _ze_handles
 from . import emulated_gpu
 
 if TYPE_CHECKING:
-    from types import ModuleType
 
     import cffi
     import numpy
 
-    from .. import ze
 from .emulated_gpu import EmulatedGpuError, EmulatedGpuUnavailableError
 
 __all__ = [
@@ -533,7 +532,7 @@ class UsmArray(DeviceMemory):
         )
 
 
-def _owned_handle(base: type[ze.ZeHandle], destroy: str) -> type[ze.ZeHandle]:
+def _owned_handle(base: type[_ze_handles.ZeHandle], destroy: str) -> type[_ze_handles.ZeHandle]:
     """A subclass of the ``ze`` handle value ``base`` that owns its native object.
 
     It is accepted wherever a ``base`` handle is, and whatever is given it
@@ -551,7 +550,7 @@ def _owned_handle(base: type[ze.ZeHandle], destroy: str) -> type[ze.ZeHandle]:
             object.__setattr__(self, "_owner", owner)
 
         @property
-        def handle(self) -> ze.ZeHandle:
+        def handle(self) -> _ze_handles.ZeHandle:
             """The plain ``ze`` handle value, which compares equal to what oneDNN returns."""
             return base(self._address)
 
@@ -579,13 +578,7 @@ def _destroyer(loader: _Loader, destroy: str, keep: tuple[object, ...]) -> Calla
     return release
 
 
-def _ze() -> ModuleType:
-    from .. import ze
-
-    return ze
-
-
-class CommandList(_owned_handle(_ze().CommandList, "zeCommandListDestroy")):  # type: ignore[misc]  # made per kind
+class CommandList(_owned_handle(_ze_handles.CommandList, "zeCommandListDestroy")):  # type: ignore[misc]  # made per kind
     """An immediate command list of the emulated device (a ``ze.CommandList``).
 
     Destroyed, after its commands finish, when the last reference goes: a
@@ -595,7 +588,7 @@ class CommandList(_owned_handle(_ze().CommandList, "zeCommandListDestroy")):  # 
     __slots__ = ()
 
 
-class Event(_owned_handle(_ze().Event, "zeEventDestroy")):  # type: ignore[misc]  # made per kind
+class Event(_owned_handle(_ze_handles.Event, "zeEventDestroy")):  # type: ignore[misc]  # made per kind
     """An event of an :class:`EventPool` (a ``ze.Event``), with its host-side operations.
 
     Pass it in ``ze.execute(..., deps=[event])`` or as the signal of
@@ -678,7 +671,7 @@ class EmulatedLevelZero:
     """
 
     def __init__(self, loader: _Loader, gpu: emulated_gpu.EmulatedGpu) -> None:
-        ze = _ze()
+        ze = _ze_handles
         ffi = loader.ffi
         self._loader = loader
         self.gpu = gpu
@@ -911,13 +904,14 @@ def is_enabled() -> bool:
 def _check_libdnnl_uses_it(lz: EmulatedLevelZero) -> None:
     """A real oneDNN call through the loader: libdnnl initialises Level Zero once."""
     from .. import _library
+    from .._runtime import ze_engine_blob_id
     from ..errors import DnnlError
 
     library = _library.load_library()
     if not library.has_function("dnnl_ze_interop_engine_get_cache_blob_id"):
         return  # a oneDNN without Level Zero interop: nothing of it to check
     try:
-        _ze().get_engine_cache_blob_id(lz.driver, lz.device)
+        ze_engine_blob_id(lz.driver.ptr, lz.device.ptr)
     except DnnlError as exc:
         raise LevelZeroTooLateError(
             f"oneDNN ({library.path}) does not reach the emulated Level Zero loader ({exc}): "

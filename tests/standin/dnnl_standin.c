@@ -341,6 +341,67 @@ dnnl_status_t DNNL_API dnnl_memory_desc_destroy(dnnl_memory_desc_t memory_desc) 
     return dnnl_success;
 }
 
+/* The queries the binding reads a descriptor back with: its shape, data
+ * type, format kind and (plain) strides. Dims-like answers point into the
+ * descriptor, as oneDNN's do. */
+static const dnnl_dims_t zero_dims;
+
+dnnl_status_t DNNL_API dnnl_memory_desc_query(
+        const_dnnl_memory_desc_t memory_desc, dnnl_query_t what, void *result) {
+    if (!is_md(memory_desc) || !result) return dnnl_invalid_arguments;
+    const struct dnnl_memory_desc *md = memory_desc;
+    switch (what) {
+        case dnnl_query_ndims_s32: *(int *)result = md->ndims; break;
+        case dnnl_query_dims:
+        case dnnl_query_padded_dims:
+            *(const dnnl_dims_t **)result = &md->dims;
+            break;
+        case dnnl_query_data_type: *(dnnl_data_type_t *)result = md->data_type; break;
+        case dnnl_query_format_kind:
+            *(dnnl_format_kind_t *)result = md->kind == MD_PLAIN ? dnnl_blocked
+                    : md->kind == MD_ANY                      ? dnnl_format_kind_any
+                                                              : dnnl_format_kind_undef;
+            break;
+        case dnnl_query_strides: *(const dnnl_dims_t **)result = &md->strides; break;
+        case dnnl_query_padded_offsets:
+        case dnnl_query_inner_blks:
+        case dnnl_query_inner_idxs:
+            *(const dnnl_dims_t **)result = &zero_dims;
+            break;
+        case dnnl_query_inner_nblks_s32: *(int *)result = 0; break;
+        case dnnl_query_submemory_offset_s64: *(int64_t *)result = 0; break;
+        default: return dnnl_invalid_arguments;
+    }
+    return dnnl_success;
+}
+
+/* oneDNN's equality: the stride of a dimension of one element is never used. */
+int DNNL_API dnnl_memory_desc_equal(
+        const_dnnl_memory_desc_t lhs, const_dnnl_memory_desc_t rhs) {
+    if (!is_md(lhs) || !is_md(rhs)) return 0;
+    if (lhs->kind != rhs->kind || lhs->ndims != rhs->ndims
+            || lhs->data_type != rhs->data_type)
+        return 0;
+    for (int d = 0; d < lhs->ndims; d++) {
+        if (lhs->dims[d] != rhs->dims[d]) return 0;
+        if (lhs->kind == MD_PLAIN && lhs->dims[d] != 1
+                && lhs->strides[d] != rhs->strides[d])
+            return 0;
+    }
+    return 1;
+}
+
+dnnl_status_t DNNL_API dnnl_memory_desc_clone(
+        dnnl_memory_desc_t *memory_desc, const_dnnl_memory_desc_t existing) {
+    if (!memory_desc || !is_md(existing)) return dnnl_invalid_arguments;
+    struct dnnl_memory_desc *result = malloc(sizeof(*result));
+    if (!result) return dnnl_out_of_memory;
+    *result = *existing;
+    result->embedded = 0;
+    *memory_desc = result;
+    return dnnl_success;
+}
+
 size_t DNNL_API dnnl_memory_desc_get_size(const_dnnl_memory_desc_t memory_desc) {
     return is_md(memory_desc) ? md_size(memory_desc) : 0;
 }

@@ -1,12 +1,13 @@
 """tests/gpu: real oneDNN 3.13 on the emulated Intel GPU (dnnl_interop.testing).
 
 The emulated GPU must be on before anything in the process uses OpenCL, and a
-process with it on has no oneDNN CPU engine; so these tests run in pytest
-sessions of their own. The main session leaves this directory out
-(``norecursedirs`` in pyproject.toml) and tests/test_gpu_suite.py runs each
-module here as a child session; ``pytest tests/gpu`` runs them directly.
-Helper processes (a second process restoring a cache blob) come from
-``emulated_gpu.run_in_child``.
+process with it on has no oneDNN CPU engine. So every session collects these
+modules with the rest of tests/, but each module runs in a child pytest
+session of its own, started with ``--emulated-level-zero`` (the emulated GPU
+and Level Zero loader on from its start), and its tests are reported as
+themselves (child_sessions.py). ``pytest --emulated-level-zero tests/gpu/...``
+runs them in the session itself, under a debugger say. Helper processes (a
+second process restoring a cache blob) come from ``emulated_gpu.run_in_child``.
 
 Success is judged by data or by handle identity, never by the absence of an
 exception.
@@ -18,24 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from dnnl_interop.testing import emulated_gpu as _emulated_gpu
+from .child_sessions import ChildSessions
 
 HERE = Path(__file__).resolve().parent
 
 
 def pytest_configure(config):
-    # The same switch as `pytest --emulated-gpu`, made here so that a plain
-    # `pytest tests/gpu` needs no option.
-    _emulated_gpu.enable()
-
-
-def pytest_collection_modifyitems(config, items):
-    outside = [item.nodeid for item in items if HERE not in Path(item.path).parents]
-    if outside:
-        raise pytest.UsageError(
-            "tests/gpu runs with the emulated GPU on, where oneDNN's CPU engine does not "
-            f"work: run it in a session of its own, not with {outside[:3]}"
-        )
+    config.pluginmanager.register(ChildSessions(config, HERE), "dnnl-interop-tests-gpu-child-sessions")
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,12 @@ import gc
 import numpy as np
 import pyopencl as cl
 import pytest
-from test_ocl_interop import IntelUsm  # Intel's USM entry points for the emulated context
 
 import dnnl_interop as dnnl
 from dnnl_interop import ocl
 from dnnl_interop._ffi import ffi
+
+from .test_ocl_interop import IntelUsm  # Intel's USM entry points for the emulated context
 
 SHAPE = (16, 8)
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-from ze_usm import transpose_over_shared_usm
 
 import dnnl_interop as dnnl
 from dnnl_interop import ze
 from dnnl_interop.testing import emulated_level_zero as emulated
+
+from .ze_usm import transpose_over_shared_usm
 
 # At collection, before any test of the session can start SYCL.
 emulated.enable()

@@ -183,26 +183,21 @@ def reorder(
             engine.
         LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
     """
-    dst_engine = engine if dst_engine is None else dst_engine
-    pd = ffi.new("dnnl_primitive_desc_t *")
-    # The argument sizes come from the descriptors given, not from a
-    # primitive-descriptor query: reorder needs no more of the library.
-    sizes = _create_reorder_desc(pd, src_desc, dst_desc, engine, dst_engine, with_sizes=True) or {}
+    desc = PrimitiveDesc.reorder(src_desc, dst_desc, engine, dst_engine)
     try:
-        out = Primitive._new_out()
-        check(lib.dnnl_primitive_create(out, pd[0]), "dnnl_primitive_create")
+        return Primitive(desc)
     finally:
-        check(lib.dnnl_primitive_desc_destroy(pd[0]), "dnnl_primitive_desc_destroy")
-    primitive = Primitive._from_handle(out[0], keep=(engine, dst_engine))
-    primitive._arg_sizes = sizes
-    return primitive
+        desc.close()
 
 
 def _create_reorder_desc(
-    out: CData, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine, with_sizes: bool = False
-) -> dict[int, int] | None:
-    """``dnnl_reorder_primitive_desc_create`` into ``out``; with ``with_sizes``,
-    the bytes of ``{ARG_FROM, ARG_TO}``."""
+    out: CData, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine
+) -> dict[int, int]:
+    """``dnnl_reorder_primitive_desc_create`` into ``out``; the bytes of ``{ARG_FROM, ARG_TO}``.
+
+    The argument sizes come from the descriptors given, not from a
+    primitive-descriptor query: a reorder needs no more of the library.
+    """
     with using(
         (src_desc, MemoryDesc, "src_desc"),
         (engine, Engine, "engine"),
@@ -216,8 +211,6 @@ def _create_reorder_desc(
                 f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
                 f"to {dst_desc!r} on {engine_in_words(dst_engine)}",
             )
-        if not with_sizes:
-            return None
         return {
             lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
             lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
@@ -287,8 +280,10 @@ class PrimitiveDesc(Owned):
         """
         dst_engine = engine if dst_engine is None else dst_engine
         out = cls._new_out()
-        _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
-        return cls._made(out[0], (engine, dst_engine), destroy_on_failure=True)
+        sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
+        desc = cls._from_handle(out[0], keep=(engine, dst_engine))
+        desc._arg_sizes = sizes
+        return desc
 
     @classmethod
     def from_handle(cls, handle: object, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:

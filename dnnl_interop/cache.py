@@ -62,6 +62,7 @@ processes may use one directory at once.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import hashlib
@@ -252,7 +253,15 @@ class VerifyReport:
 
 
 class _Bad(Exception):
-    """A file that is not a valid entry (internal: becomes a miss or a BadFile)."""
+    """A file that is not a valid entry (internal: becomes a miss or a BadFile).
+
+    ``info``: the file's ``stat`` when it was read (None for a symbolic link),
+    so that only that file is removed, not one a writer put there since.
+    """
+
+    def __init__(self, reason: str, info: os.stat_result | None) -> None:
+        super().__init__(reason)
+        self.info = info
 
 
 class CacheBlobStore:
@@ -443,79 +452,97 @@ class CacheBlobStore:
         """
         runtime = _runtime_argument(runtime)
         key = _bytes_argument("key", key)
-        path = os.path.join(self._directory, _entry_name(runtime, key))
+        name = _entry_name(runtime, key)
+        path = os.path.join(self._directory, name)
+        try:
+            with self._opened(path, name, with_blob=True) as found:
+                if found is None:
+                    return None
+                entry, blob, fd, info = found
+                if entry.key != key:
+                    raise _Bad("holds another runtime or key", info)
+                now = time.time_ns()
+                try:
+                    os.utime(fd, ns=(now, now))
+                except OSError:
+                    pass  # a read-only cache still serves hits; only LRU order suffers
+                return blob
+        except _Bad as bad:
+            self._discard(path, bad.info, str(bad))
+        except NotADirectoryError:
+            pass  # the "directory" is a file: nothing cached
+        except OSError as exc:
+            logger.warning("cache entry %s cannot be read (%s); a miss", path, exc)
+        return None
+
+    @contextlib.contextmanager
+    def _opened(
+        self, path: str, name: str, with_blob: bool
+    ) -> Iterator[tuple[Entry, bytes, int, os.stat_result] | None]:
+        """The entry file at ``path``, open and checked: ``(Entry, blob, fd, stat)``, None if gone.
+
+        One door for :meth:`get`, :meth:`entries` and :meth:`verify`: the file
+        must be a regular file (never followed through a symbolic link) with a
+        sound header and key, named ``name`` for its own runtime and key; with
+        ``with_blob`` its blob is read and its checksum checked too (otherwise
+        the blob returned is empty). A file that is not a sound entry raises
+        :class:`_Bad` with the reason and its ``stat``.
+        """
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
-            return None
+            yield None
+            return
         except OSError as exc:
             if exc.errno == errno.ELOOP:  # a symlink where an entry belongs
-                self._discard(path, None, "is a symbolic link, not an entry file")
-            elif exc.errno != errno.ENOTDIR:  # the "directory" is a file: nothing cached
-                logger.warning("cache entry %s cannot be opened (%s); a miss", path, exc)
-            return None
+                raise _Bad("is a symbolic link, not an entry file", None) from None
+            raise
         try:
             info = os.fstat(fd)
-            try:
-                stored_runtime, stored_key, blob = self._read_entry(fd, info)
-                if stored_runtime != runtime or stored_key != key:
-                    raise _Bad("holds another runtime or key")
-            except _Bad as bad:
-                self._discard(path, info, str(bad))
-                return None
-            except OSError as exc:
-                logger.warning("cache entry %s cannot be read (%s); a miss", path, exc)
-                return None
-            now = time.time_ns()
-            try:
-                os.utime(fd, ns=(now, now))
-            except OSError:
-                pass  # a read-only cache still serves hits; only LRU order suffers
-            return blob
+            if not stat.S_ISREG(info.st_mode):
+                raise _Bad("is not a regular file", info)
+            runtime, key_size, blob_size, prefix, digest = self._read_header(fd, info)
+            key = _read_exact(fd, key_size)
+            blob = _read_exact(fd, blob_size) if with_blob else b""
+            if len(key) != key_size or len(blob) != (blob_size if with_blob else 0):
+                raise _Bad("is truncated", info)
+            if with_blob:
+                check = hashlib.sha256(prefix)
+                check.update(key)
+                check.update(blob)
+                if check.digest() != digest:
+                    raise _Bad("fails its checksum", info)
+            if _entry_name(runtime, key) != name:
+                raise _Bad("is named for another runtime or key", info)
+            yield Entry(runtime, key, info.st_size, blob_size, info.st_mtime, Path(path)), blob, fd, info
         finally:
             os.close(fd)
-
-    def _read_entry(self, fd: int, info: os.stat_result) -> tuple[str, bytes, bytes]:
-        """Read and check the entry open at ``fd``; ``(runtime, key, blob)`` or ``_Bad``."""
-        if not stat.S_ISREG(info.st_mode):
-            raise _Bad("is not a regular file")
-        runtime, key_size, blob_size, prefix, digest = self._read_header(fd, info)
-        key = _read_exact(fd, key_size)
-        blob = _read_exact(fd, blob_size)
-        if len(key) != key_size or len(blob) != blob_size:
-            raise _Bad("is truncated")
-        check = hashlib.sha256(prefix)
-        check.update(key)
-        check.update(blob)
-        if check.digest() != digest:
-            raise _Bad("fails its checksum")
-        return runtime, key, blob
 
     def _read_header(self, fd: int, info: os.stat_result) -> tuple[str, int, int, bytes, bytes]:
         header = _read_exact(fd, HEADER_SIZE)
         if len(header) < HEADER_SIZE:
-            raise _Bad("is truncated (shorter than a header)")
+            raise _Bad("is truncated (shorter than a header)", info)
         prefix = header[:_PREFIX.size]
         magic, version, runtime_code, flags, key_size, blob_size = _PREFIX.unpack(prefix)
         if magic != MAGIC:
-            raise _Bad("has the wrong magic (not a dnnl-interop cache entry)")
+            raise _Bad("has the wrong magic (not a dnnl-interop cache entry)", info)
         if version != FORMAT_VERSION:
-            raise _Bad(f"has format version {version}, expected {FORMAT_VERSION}")
+            raise _Bad(f"has format version {version}, expected {FORMAT_VERSION}", info)
         if runtime_code not in _RUNTIME_NAMES:
-            raise _Bad(f"has an unknown runtime code {runtime_code}")
+            raise _Bad(f"has an unknown runtime code {runtime_code}", info)
         if flags != 0:
-            raise _Bad(f"has unknown flags {flags:#x}")
+            raise _Bad(f"has unknown flags {flags:#x}", info)
         if not 0 < key_size <= MAX_KEY_SIZE:
-            raise _Bad(f"has an invalid key length {key_size}")
+            raise _Bad(f"has an invalid key length {key_size}", info)
         if blob_size == 0:
-            raise _Bad("has an empty blob")
+            raise _Bad("has an empty blob", info)
         if blob_size > self._max_blob_size:
-            raise _Bad(f"holds a {blob_size}-byte blob, more than max_blob_size ({self._max_blob_size})")
+            raise _Bad(f"holds a {blob_size}-byte blob, more than max_blob_size ({self._max_blob_size})", info)
         expected = HEADER_SIZE + key_size + blob_size
         if info.st_size < expected:
-            raise _Bad(f"is truncated ({info.st_size} of {expected} bytes)")
+            raise _Bad(f"is truncated ({info.st_size} of {expected} bytes)", info)
         if info.st_size > expected:
-            raise _Bad(f"has {info.st_size - expected} bytes past its end")
+            raise _Bad(f"has {info.st_size - expected} bytes past its end", info)
         return _RUNTIME_NAMES[runtime_code], key_size, blob_size, prefix, header[_PREFIX.size:]
 
     def _discard(self, path: str, info: os.stat_result | None, reason: str) -> None:
@@ -561,29 +588,12 @@ class CacheBlobStore:
         """``(Entry, None, stat)`` from the header at ``path``, ``(None, reason, stat)`` if bad,
         ``(None, None, None)`` if gone."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None, None, None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return None, "is a symbolic link, not an entry file", None
-            raise
-        try:
-            info = os.fstat(fd)
-            try:
-                if not stat.S_ISREG(info.st_mode):
-                    raise _Bad("is not a regular file")
-                runtime, key_size, blob_size, _, _ = self._read_header(fd, info)
-                key = _read_exact(fd, key_size)
-                if len(key) != key_size:
-                    raise _Bad("is truncated")
-                if _entry_name(runtime, key) != name:
-                    raise _Bad("is named for another runtime or key")
-            except _Bad as bad:
-                return None, str(bad), info
-            return Entry(runtime, key, info.st_size, blob_size, info.st_mtime, Path(path)), None, info
-        finally:
-            os.close(fd)
+            with self._opened(path, name, with_blob=False) as found:
+                if found is None:
+                    return None, None, None
+                return found[0], None, found[3]
+        except _Bad as bad:
+            return None, str(bad), bad.info
 
     def entries(self) -> list[Entry]:
         """Every entry whose header is sound, least recently used first.
@@ -695,26 +705,12 @@ class CacheBlobStore:
             if not _ENTRY_NAME.fullmatch(name):
                 continue
             try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-            except FileNotFoundError:
+                with self._opened(path, name, with_blob=True) as found:
+                    if found is not None:
+                        ok.append(found[0])
                 continue
-            except OSError as exc:
-                if exc.errno != errno.ELOOP:
-                    raise
-                reason, info = "is a symbolic link, not an entry file", None
-            else:
-                try:
-                    info = os.fstat(fd)
-                    runtime, key, blob = self._read_entry(fd, info)
-                    if _entry_name(runtime, key) != name:
-                        raise _Bad("is named for another runtime or key")
-                except _Bad as failure:
-                    reason = str(failure)
-                else:
-                    ok.append(Entry(runtime, key, info.st_size, len(blob), info.st_mtime, Path(path)))
-                    continue
-                finally:
-                    os.close(fd)
+            except _Bad as failure:
+                reason, info = str(failure), failure.info
             logger.warning("cache entry %s %s; removing it", path, reason)
             if _unlink_if_unchanged(path, info):
                 bad.append(BadFile(Path(path), reason))

@@ -681,7 +681,7 @@ def test_prune_keeps_entries_used_or_rewritten_after_it_listed_them(store, monke
 def test_verify_leaves_a_bad_file_a_writer_replaced_meanwhile_to_that_writer(store, monkeypatch):
     store.directory.mkdir()
     write_raw(store.path_for("ocl", b"k"), b"garbage")
-    real_read = store._read_entry
+    real_read = store._read_header
 
     def writer_replaces_it_while_read(fd, info):
         try:
@@ -689,7 +689,7 @@ def test_verify_leaves_a_bad_file_a_writer_replaced_meanwhile_to_that_writer(sto
         finally:
             assert CacheBlobStore(store.directory).put("ocl", b"k", b"fresh")
 
-    monkeypatch.setattr(store, "_read_entry", writer_replaces_it_while_read)
+    monkeypatch.setattr(store, "_read_header", writer_replaces_it_while_read)
     report = store.verify()
     monkeypatch.undo()
     assert report.ok == () and report.bad == ()

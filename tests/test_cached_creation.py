@@ -268,9 +268,14 @@ def test_cached_creation_checks_the_store_and_the_descriptor_first(engine, cl, p
         ocl.make_engine_cached(context, context)
 
 
-def test_the_query_api_missing_from_a_library_is_named(standin_dnnl):
+def test_the_query_api_missing_from_a_library_is_named(standin_dnnl, store):
     # The stand-in exports no primitive-descriptor queries, as an older or
-    # trimmed library would not: the descriptor names what is missing.
+    # trimmed library would not: a reorder's descriptor is made (its argument
+    # sizes come from the memory descriptors), and what asks the missing
+    # query names it.
     with dnnl.Engine.cpu() as engine:
-        with pytest.raises(dnnl.MissingFunctionError, match="dnnl_primitive_desc_query"):
-            dnnl.PrimitiveDesc.reorder(*_descs(), engine)
+        with dnnl.PrimitiveDesc.reorder(*_descs(), engine) as desc:
+            for ask in (lambda: desc.impl_info, lambda: desc.cache_blob_id,
+                        lambda: dnnl.make_primitive_cached(desc, store)):
+                with pytest.raises(dnnl.MissingFunctionError, match="dnnl_primitive_desc_query"):
+                    ask()

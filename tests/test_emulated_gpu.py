@@ -350,7 +350,27 @@ def test_each_kernel_holds_its_program_until_its_last_release():
     assert counts == {"alone": 1, "kernel": 2, "clone": 3, "all kernels": (5, 2), "released": 1}
 
 
+def _pocl_cannot_build() -> str | None:
+    """Why PoCL cannot build a kernel on this machine (its LLVM does not know
+    every host CPU: "unknown target CPU 'generic'"), or None if it can."""
+    done = _plain_run(
+        f"""
+        import pyopencl
+        (device,) = [d for p in pyopencl.get_platforms() if "Portable" in p.name for d in p.get_devices()]
+        pyopencl.Program(pyopencl.Context([device]), {KERNELS!r}).build()
+        """,
+        env={k: v for k, v in os.environ.items() if k != "OPENCL_LAYERS"},
+    )
+    if done.returncode == 0:
+        return None
+    reason = next((line.strip() for line in done.stderr.splitlines() if "error:" in line), done.stderr[-200:])
+    return f"PoCL cannot build a kernel on this host ({reason})"
+
+
 def test_kernels_of_other_platforms_see_the_same_program_references_as_without_the_layer():
+    reason = _pocl_cannot_build()
+    if reason is not None:  # a property of the machine's CPU and PoCL's LLVM, not of the layer
+        pytest.skip(reason)
     with_layer = emulated_gpu.run_in_child(_kernel_references_on_the_program, "pocl")
     without = _without_layer("_kernel_references_on_the_program", "pocl")
     assert json.loads(json.dumps(with_layer)) == without

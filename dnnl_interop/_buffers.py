@@ -122,9 +122,17 @@ def refuse_allocate(data: object, what: str) -> None:
         raise ValueError(f"{what}: MEMORY_ALLOCATE only applies when a memory is created")
 
 
-def _refuse_owned(data: object, what: str) -> None:
+def _no_buffer_to_check(data: object, what: str) -> tuple[CData, object] | None:
+    """What both doors take as it is: no buffer, MEMORY_ALLOCATE, an UncheckedPointer
+    (``(void *, keep)``); None for anything to check. Our own objects are refused."""
+    pointer = _sentinel(data)
+    if pointer is not None:
+        return pointer, None
+    if isinstance(data, UncheckedPointer):
+        return ffi.cast(_VOID_POINTER, data.address), data
     if isinstance(data, Owned):
         raise TypeError(f"{what}: expected a data buffer, got a dnnl_interop.{type(data).__name__}")
+    return None
 
 
 def host_buffer(
@@ -138,12 +146,9 @@ def host_buffer(
     such as ``a.T``) is taken only when ``layout``, the descriptor's
     ``(shape, strides in elements)``, is its own.
     """
-    pointer = _sentinel(data)
-    if pointer is not None:
-        return pointer, None
-    if isinstance(data, UncheckedPointer):
-        return ffi.cast(_VOID_POINTER, data.address), data
-    _refuse_owned(data, what)
+    given = _no_buffer_to_check(data, what)
+    if given is not None:
+        return given
     if hasattr(data, "int_ptr"):
         raise TypeError(
             f"{what}: a {type_name(data)} is a device memory handle, not host memory; "
@@ -263,12 +268,9 @@ def device_handle(
     pointer, or a host view of shared USM) or ``"ze_usm"`` (the same for
     Level Zero, where pyopencl objects are foreign).
     """
-    pointer = _sentinel(data)
-    if pointer is not None:
-        return pointer, None
-    if isinstance(data, UncheckedPointer):
-        return ffi.cast(_VOID_POINTER, data.address), data
-    _refuse_owned(data, what)
+    given = _no_buffer_to_check(data, what)
+    if given is not None:
+        return given
     if isinstance(data, (list, tuple)):
         raise TypeError(f"{what}: expected one memory handle, got a {type_name(data)}")
     if isinstance(data, ffi.CData):

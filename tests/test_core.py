@@ -398,8 +398,8 @@ def test_an_int_ptr_that_is_no_int_is_named(real_dnnl):
     class Device:
         int_ptr = "0x1234"
 
-    with pytest.raises(TypeError, match=r"^device: the test_core\.Device's int_ptr is a str, not an int address; give the "
-                                        r"cl_device_id as an int or a cffi pointer$"):
+    with pytest.raises(TypeError, match=r"^device: the test_core\.Device's int_ptr is a str, not an int address; "
+                                        r"give the cl_device_id as an int or a cffi pointer$"):
         ocl.get_engine_cache_blob_id(Device())
 
 

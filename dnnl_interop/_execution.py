@@ -33,6 +33,7 @@ class Executable(Protocol):
     """What submitting needs of a primitive (``_primitive.Primitive``)."""
 
     _arg_sizes: dict[int, int]
+    _arg_layouts: dict[int, tuple[object, ...]]
     _handle: CData | None
     _users: dict[object, int]
     _keep: tuple[Any, ...]
@@ -59,7 +60,8 @@ def submit(
     operations, the unusual cases sent to ``_refuse`` and ``_explain``.
     """
     sizes = getattr(primitive, "_arg_sizes", None)
-    if sizes is None or not isinstance(primitive, Owned):
+    layouts = getattr(primitive, "_arg_layouts", None)
+    if sizes is None or layouts is None or not isinstance(primitive, Owned):
         raise TypeError(f"primitive: expected a dnnl_interop.Primitive, got {type(primitive).__name__}")
     if not isinstance(stream, Stream):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
@@ -95,8 +97,10 @@ def submit(
                     f"args[{index!r}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
                 ) from None
             pending[id(memory)] = memory
-            if handle is None or type(index) is not int or memory._size < sizes.get(index, 0):
-                index = _refuse(index, memory, sizes)
+            layout = layouts.get(index)
+            if (handle is None or type(index) is not int or memory._size < sizes.get(index, 0)
+                    or (layout is not None and layout is not memory._layout)):
+                index = _refuse(index, memory, sizes, layouts)
             entries.append((index, handle))
         if keep:
             stream._deps.extend((epoch, obj) for obj in keep)
@@ -127,7 +131,9 @@ def _arg_index(index: object) -> int:
     return int(index)
 
 
-def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
+def _refuse(
+    index: object, memory: Memory, sizes: Mapping[int, int], layouts: Mapping[int, tuple[object, ...]]
+) -> int:
     """Raise the error for an argument the fast path did not take, or return its index."""
     index = _arg_index(index)
     what = f"args[{index!r}]"
@@ -147,6 +153,14 @@ def _refuse(index: object, memory: Memory, sizes: Mapping[int, int]) -> int:
         raise ValueError(
             f"{what}: the memory holds {memory._size} bytes, the primitive "
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
+        )
+    expected = layouts.get(index)
+    if expected is not None and expected != memory._layout:  # equal but not interned: the same layout
+        raise ValueError(
+            f"{what}: the memory's layout, {memory.desc!r}, is not the one the primitive computes with "
+            f"there; oneDNN would read it as that layout and compute garbage. Give a memory of "
+            f"desc.arg_desc({index}), or bring this one there with dnnl_interop.reordered(memory, "
+            f"desc.arg_desc({index}), stream)"
         )
     return index
 
@@ -171,7 +185,8 @@ def _explain(
         aliases.setdefault(value, []).append(key)
 
     def arg(index: int) -> str:
-        return f"args[{index}] ({', '.join(aliases.get(index, ['?']))})"
+        names = aliases.get(index) or [_attr_arg_name(index)]
+        return f"args[{index}] ({', '.join(names)})"
 
     engine = stream.engine
     if runtime is not None and engine._runtime != runtime:
@@ -192,3 +207,15 @@ def _explain(
         if memory is not None and memory.engine not in engines:
             return status_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
     return error
+
+
+def _attr_arg_name(index: int) -> str:
+    """How an attribute's execute argument is made: ``post_op_arg(0, ARG_SRC_1)``, ``scales_arg(ARG_SRC)``."""
+    names = {value: key for key, value in sorted(ARGS.items(), reverse=True)}
+    post_op, rest = divmod(index, 32768)
+    if post_op:
+        return f"post_op_arg({post_op - 1}, {names.get(rest, rest)})"
+    for maker, bit in (("scales_arg", 4096), ("zero_points_arg", 8192)):
+        if index & bit:
+            return f"{maker}({names.get(index & ~bit, index & ~bit)})"
+    return "?"

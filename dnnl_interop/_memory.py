@@ -71,10 +71,12 @@ class Memory(Owned):
     # which oneDNN would crash. Kept apart so execute checks it for free.
     # _size is the bytes its buffer holds (the descriptor's size).
     # _repointing: set while another buffer is being switched in (_repoint).
-    __slots__ = ("_executable", "_size", "_repointing")
+    # _layout: the descriptor's layout key (see MemoryDesc), read once, for execute.
+    __slots__ = ("_executable", "_size", "_repointing", "_layout")
     _executable: CData | None
     _size: int
     _repointing: bool
+    _layout: tuple[object, ...]
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
@@ -374,6 +376,7 @@ class Memory(Owned):
         self._repointing = False
         if not hasattr(self, "_size"):  # the descriptor's size, read once: the user may close it
             self._size = self.desc.size
+            self._layout = self.desc._layout
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
         self._executable = self._handle if has_data else None
 

@@ -28,6 +28,7 @@ __all__ = ["DataType", "FormatKind", "MemoryDesc"]
 
 _query = lib.dnnl_memory_desc_query
 _TAGS_BY_RANK: dict[int, list[tuple[str, int]]] = {}  # filled on first use: rank -> [(tag, value)]
+_LAYOUTS: dict[tuple[object, ...], tuple[object, ...]] = {}  # each layout seen, interned
 
 
 class MemoryDesc(Owned):
@@ -66,7 +67,9 @@ class MemoryDesc(Owned):
     # its shape, data type, format kind and strides (None unless plain).
     # _tag: the tag it was made with; None from strides; unset until looked
     # up for a descriptor oneDNN made.
-    __slots__ = ("_shape", "_data_type", "_format_kind", "_strides", "_tag")
+    # _layout: everything oneDNN compares of two descriptors, as one tuple
+    # (execute compares a memory's with the primitive's: see _execution).
+    __slots__ = ("_shape", "_data_type", "_format_kind", "_strides", "_tag", "_layout")
     _ctype = "dnnl_memory_desc_t"
     _destroy = lib.dnnl_memory_desc_destroy
     _destroy_name = "dnnl_memory_desc_destroy"
@@ -76,6 +79,7 @@ class MemoryDesc(Owned):
     _format_kind: FormatKind
     _strides: tuple[int, ...] | None
     _tag: str | None
+    _layout: tuple[object, ...]
 
     def __init__(
         self, shape: Iterable[int], dtype: object, tag: str | None = None, *, strides: Iterable[int] | None = None
@@ -138,20 +142,35 @@ class MemoryDesc(Owned):
         fmt = ffi.new("dnnl_format_kind_t *")
         check(_query(md, lib.dnnl_query_format_kind, fmt), "dnnl_memory_desc_query")
         self._format_kind = FormatKind(fmt[0])
-        self._strides = self._plain_strides(md, n) if self._format_kind == FormatKind.BLOCKED else None
+        self._strides = None
+        layout: tuple[object, ...] = (self._data_type, self._shape, self._format_kind)
+        if self._format_kind == FormatKind.BLOCKED:
+            layout += self._read_blocking(md, n)
+        if len(_LAYOUTS) > 4096:  # a bound: equal layouts not interned still compare equal
+            _LAYOUTS.clear()
+        self._layout = _LAYOUTS.setdefault(layout, layout)  # one object per layout: compared by identity first
 
-    def _plain_strides(self, md: CData, n: int) -> tuple[int, ...] | None:
-        """Strides in elements of a plain layout: no inner blocks, no padding, no offset."""
+    def _read_blocking(self, md: CData, n: int) -> tuple[object, ...]:
+        """The blocking oneDNN compares (strides of dimensions of one element
+        left out, as oneDNN does), and the plain strides: no inner blocks, no
+        padding, no offset."""
         count = ffi.new("int *")
         check(_query(md, lib.dnnl_query_inner_nblks_s32, count), "dnnl_memory_desc_query")
-        padded, offsets, strides = (ffi.new("dnnl_dims_t **") for _ in range(3))
+        padded, offsets, strides, blocks, indices = (ffi.new("dnnl_dims_t **") for _ in range(5))
         offset = ffi.new("int64_t *")
         for query, out in ((lib.dnnl_query_padded_dims, padded), (lib.dnnl_query_padded_offsets, offsets),
-                           (lib.dnnl_query_strides, strides), (lib.dnnl_query_submemory_offset_s64, offset)):
+                           (lib.dnnl_query_strides, strides), (lib.dnnl_query_submemory_offset_s64, offset),
+                           (lib.dnnl_query_inner_blks, blocks), (lib.dnnl_query_inner_idxs, indices)):
             check(_query(md, query, out), "dnnl_memory_desc_query")
-        if count[0] or offset[0] or tuple(padded[0][0][0:n]) != self._shape or any(offsets[0][0][0:n]):
-            return None
-        return tuple(strides[0][0][0:n])
+        nblks = count[0]
+        padded_dims, pad_offsets = tuple(padded[0][0][0:n]), tuple(offsets[0][0][0:n])
+        all_strides = tuple(strides[0][0][0:n])
+        if not nblks and not offset[0] and padded_dims == self._shape and not any(pad_offsets):
+            self._strides = all_strides
+        used = tuple(s if not (d == 1 and p == 1) else 0
+                     for d, p, s in zip(self._shape, padded_dims, all_strides, strict=True))
+        return (padded_dims, pad_offsets, int(offset[0]), used,
+                tuple(blocks[0][0][0:nblks]), tuple(indices[0][0][0:nblks]))
 
     @classmethod
     def from_array(cls, array: object) -> MemoryDesc:

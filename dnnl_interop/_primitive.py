@@ -9,17 +9,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._args import ARGS
+from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
+from ._enums import PrimitiveKind, Query
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
-from ._library import check, checked, status_error
+from ._library import check, checked, has_function, status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._sized import query_then_fill
 from ._stream import Stream
-from ._validate import bool_argument
+from ._validate import bool_argument, count_argument, enum_argument
 from .errors import MissingFunctionError, Status, UnimplementedError
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
     from ._ffi import CData
 
-__all__ = ["PrimitiveDesc", "Primitive", "reorder"]
+__all__ = ["PrimitiveDesc", "Primitive", "reorder", "reordered"]
 
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
 
@@ -45,8 +47,10 @@ class Primitive(Owned):
         DnnlError: oneDNN refuses to make the primitive (or the blob).
     """
 
-    __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}
+    # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there}
+    __slots__ = ("_arg_sizes", "_arg_layouts")
     _arg_sizes: dict[int, int]
+    _arg_layouts: dict[int, tuple[object, ...]]
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
@@ -120,17 +124,17 @@ class Primitive(Owned):
                 check(lib.dnnl_primitive_desc_query(pd[0], lib.dnnl_query_engine, 0, c_engine),
                       "dnnl_primitive_desc_query")
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
-                sizes = _exec_arg_sizes(pd[0])
+                sizes, layouts = _exec_args(pd[0])
             else:
                 with using((desc, PrimitiveDesc, "desc")):
-                    engines, sizes = desc._keep, desc._arg_sizes
+                    engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
         except BaseException:
             adoption.cancel()
             raise
 
         def adopt(primitive: Primitive) -> None:
             primitive._adopt(pointer, keep=engines)
-            primitive._arg_sizes = sizes
+            primitive._arg_sizes, primitive._arg_layouts = sizes, layouts
 
         return adoption.finish(cls, adopt)
 
@@ -242,8 +246,10 @@ class PrimitiveDesc(Owned):
         TypeError: always, when called: make one with :meth:`reorder` or :meth:`from_handle`.
     """
 
-    __slots__ = ("_arg_sizes",)  # {ARG_*: bytes the primitive uses there}, copied by its primitives
+    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives
+    __slots__ = ("_arg_sizes", "_arg_layouts")
     _arg_sizes: dict[int, int]
+    _arg_layouts: dict[int, tuple[object, ...]]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
@@ -256,13 +262,13 @@ class PrimitiveDesc(Owned):
     @classmethod
     def _made(cls, handle: CData, engines: tuple[Engine | None, ...], destroy_on_failure: bool) -> PrimitiveDesc:
         try:
-            sizes = _exec_arg_sizes(handle)
+            sizes, layouts = _exec_args(handle)
         except BaseException:
             if destroy_on_failure:
                 lib.dnnl_primitive_desc_destroy(handle)
             raise
         desc = cls._from_handle(handle, keep=engines)
-        desc._arg_sizes = sizes
+        desc._arg_sizes, desc._arg_layouts = sizes, layouts
         return desc
 
     @classmethod
@@ -283,6 +289,7 @@ class PrimitiveDesc(Owned):
         sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
         desc._arg_sizes = sizes
+        desc._arg_layouts = {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout}
         return desc
 
     @classmethod
@@ -334,7 +341,7 @@ class PrimitiveDesc(Owned):
                 out = cls._new_out()
                 check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
             else:
-                sizes = _exec_arg_sizes(pd)
+                sizes, layouts = _exec_args(pd)
         except BaseException:
             adoption.cancel()
             raise
@@ -344,7 +351,7 @@ class PrimitiveDesc(Owned):
 
         def adopt(desc: PrimitiveDesc) -> None:
             desc._adopt(pd, keep=(engine,))
-            desc._arg_sizes = sizes
+            desc._arg_sizes, desc._arg_layouts = sizes, layouts
 
         return adoption.finish(cls, adopt)
 
@@ -404,6 +411,153 @@ class PrimitiveDesc(Owned):
             blob_id: bytes = ffi.buffer(pointer[0], size[0])[:]  # copied while the descriptor holds it
             return blob_id
 
+    # --- what oneDNN chose ----------------------------------------------------------
+
+    def query_md(self, what: Query, index: int = 0) -> MemoryDesc | None:
+        """The memory descriptor oneDNN answers for ``what`` (``Query.SRC_MD``,
+        ``Query.EXEC_ARG_MD``, ...) at ``index``; None where the primitive has none.
+
+        A descriptor of its own, read back from oneDNN: with a "format any"
+        argument, the layout oneDNN chose.
+
+        Raises:
+            TypeError: ``what`` is not a Query or ``index`` not an int.
+            ValueError: ``what`` is no query, or ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
+        what = enum_argument(what, Query, "what")
+        index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else _arg_index(index)
+        md = ffi.new("const_dnnl_memory_desc_t *")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(lib.dnnl_primitive_desc_query(pd, int(what), index, md), "dnnl_primitive_desc_query")
+            if md[0] == ffi.NULL or (lib.dnnl_memory_desc_get_size(md[0]) == 0 and _ndims(md[0]) == 0):
+                return None
+            return MemoryDesc._of(md[0])
+
+    def src_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The source descriptor ``index`` (``pd.src_desc()`` in C++): oneDNN's choice for "any".
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.SRC_MD, index)
+
+    def weights_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The weights descriptor ``index`` (1: the bias of convolutions, inner products).
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.WEIGHTS_MD, index)
+
+    def bias_desc(self) -> MemoryDesc | None:
+        """The bias descriptor (the execute argument ``ARG_BIAS``), None without a bias.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.EXEC_ARG_MD, lib.DNNL_ARG_BIAS)
+
+    def dst_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The destination descriptor ``index``.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.DST_MD, index)
+
+    def workspace_desc(self) -> MemoryDesc | None:
+        """The workspace descriptor (forward training of pooling, LRN), None without one.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.WORKSPACE_MD)
+
+    def scratchpad_desc(self) -> MemoryDesc | None:
+        """The scratchpad descriptor, None when the primitive needs none: with
+        ``ScratchpadMode.USER`` the scratchpad memory is ``ARG_SCRATCHPAD`` at execute.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.SCRATCHPAD_MD)
+
+    def arg_desc(self, arg: int) -> MemoryDesc | None:
+        """The descriptor of execute argument ``arg`` (``ARG_SRC``, ``post_op_arg(0)``, ...).
+
+        Raises:
+            TypeError: ``arg`` is not an int.
+            ValueError: ``arg`` is no argument index.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.EXEC_ARG_MD, arg)
+
+    def query_s32(self, what: Query, index: int = 0) -> int:
+        """An int oneDNN answers for ``what`` (``Query.NUM_OF_INPUTS_S32``, ...).
+
+        Raises:
+            TypeError: ``what`` is not a Query or ``index`` not an int.
+            ValueError: ``what`` is no query, or ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
+        what = enum_argument(what, Query, "what")
+        index = count_argument(index, "index")
+        out = ffi.new("int *")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(lib.dnnl_primitive_desc_query(pd, int(what), index, out), "dnnl_primitive_desc_query")
+        return int(out[0])
+
+    @property
+    def kind(self) -> PrimitiveKind:
+        """The primitive kind (``PrimitiveKind.MATMUL``, ...).
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
+        out = ffi.new("dnnl_primitive_kind_t *")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_primitive_kind, 0, out),
+                  "dnnl_primitive_desc_query")
+        return PrimitiveKind(out[0])
+
+    def get_attr(self) -> PrimitiveAttr:
+        """A copy of the attributes the descriptor was made with (its post-ops, modes, ...).
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN cannot answer.
+        """
+        attr = ffi.new("const_dnnl_primitive_attr_t *")
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
+            return PrimitiveAttr._copy_of(attr[0])
+
+    def next_impl(self) -> bool:
+        """Move to oneDNN's next implementation of the same primitive; False
+        (and the descriptor unchanged) when this was the last.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+            DnnlError: oneDNN fails otherwise.
+        """
+        with using((self, PrimitiveDesc, "desc")) as pd:
+            status = lib.dnnl_primitive_desc_next_impl(pd)
+            if status == lib.dnnl_last_impl_reached:
+                return False
+            check(status, "dnnl_primitive_desc_next_impl")
+            self._arg_sizes, self._arg_layouts = _exec_args(pd)
+        return True
+
     @property
     def arg_sizes(self) -> dict[int, int]:
         """``{ARG_*: bytes}``: the execution arguments the descriptor describes, and their sizes.
@@ -418,23 +572,40 @@ class PrimitiveDesc(Owned):
         return dict(self._arg_sizes)
 
 
-def _exec_arg_sizes(pd: CData) -> dict[int, int]:
-    """``{ARG_*: bytes}`` of the arguments ``pd`` has a non-empty memory descriptor for."""
+def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]]:
+    """``({ARG_*: bytes}, {ARG_*: layout})`` of the arguments ``pd`` has a non-empty
+    memory descriptor for: the named ``ARG_*`` indices, the ``ARG_MULTIPLE_SRC``/``DST``
+    ranges and the inputs of its binary post-ops."""
     count = ffi.new("int *")
     indices = list(_EXEC_ARG_INDICES)
     for query, base in ((lib.dnnl_query_num_of_inputs_s32, lib.DNNL_ARG_MULTIPLE_SRC),
                         (lib.dnnl_query_num_of_outputs_s32, lib.DNNL_ARG_MULTIPLE_DST)):
         check(lib.dnnl_primitive_desc_query(pd, query, 0, count), "dnnl_primitive_desc_query")
         indices += range(base, base + min(max(count[0], 0), lib.DNNL_ARG_MULTIPLE_SRC))
+    indices += _post_op_inputs(pd)
     md = ffi.new("const_dnnl_memory_desc_t *")
-    sizes = {}
+    sizes, layouts = {}, {}
     for index in indices:
         check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, index, md), "dnnl_primitive_desc_query")
         if md[0] != ffi.NULL:
             size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
             if size:
                 sizes[index] = size
-    return sizes
+                desc = MemoryDesc._of(md[0])
+                layouts[index] = desc._layout
+                desc.close()
+    return sizes, layouts
+
+
+def _post_op_inputs(pd: CData) -> list[int]:
+    """The execute arguments of the inputs of ``pd``'s binary post-ops."""
+    if not has_function("dnnl_primitive_desc_get_attr"):
+        return []
+    attr, ops = ffi.new("const_dnnl_primitive_attr_t *"), ffi.new("const_dnnl_post_ops_t *")
+    check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
+    check(lib.dnnl_primitive_attr_get_post_ops(attr[0], ops), "dnnl_primitive_attr_get_post_ops")
+    return [post_op_arg(i) for i in range(lib.dnnl_post_ops_len(ops[0]))
+            if lib.dnnl_post_ops_get_kind(ops[0], i) == lib.dnnl_binary]
 
 
 def _cache_blob_error(status: int, name: str) -> Exception:
@@ -461,7 +632,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
             if status:
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
         primitive._adopt(out[0], keep=desc._keep)
-        primitive._arg_sizes = desc._arg_sizes
+        primitive._arg_sizes, primitive._arg_layouts = desc._arg_sizes, desc._arg_layouts
 
 
 def _primitive_cache_blob(primitive: Primitive) -> bytes:
@@ -474,3 +645,54 @@ def _primitive_cache_blob(primitive: Primitive) -> bytes:
             raise _cache_blob_error(int(error.status), error.function) from None
 
 
+
+
+def _ndims(md: CData) -> int:
+    out = ffi.new("int *")
+    check(lib.dnnl_memory_desc_query(md, lib.dnnl_query_ndims_s32, out), "dnnl_memory_desc_query")
+    return int(out[0])
+
+
+def _arg_index(arg: object) -> int:
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        raise TypeError(f"arg: expected an ARG_* index (an int), got {type(arg).__name__}")
+    if not 0 <= arg < 2**31:
+        raise ValueError(f"arg: {arg} is not an ARG_* index")
+    return arg
+
+
+def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
+    """``memory`` in the layout of ``desc``: ``memory`` itself when its layout is
+    already that one (nothing is done), else a new Memory of ``desc`` on the
+    same engine, filled by a reorder submitted to ``stream``.
+
+    The usual step after a "format any" primitive descriptor chose a layout:
+    ``weights = reordered(user_weights, pd.weights_desc(), stream)``. The reorder
+    runs asynchronously like any execute; the new memory is ready for work
+    submitted to ``stream`` after it (or after ``stream.wait()``).
+
+    Raises:
+        TypeError: ``memory``, ``desc`` or ``stream`` is of another type.
+        ValueError: ``desc`` is not a layout of the same shape and data type.
+        ClosedObjectError: an argument is closed.
+        DnnlError: oneDNN has no reorder between the two layouts.
+    """
+    if not isinstance(memory, Memory):
+        raise TypeError(f"memory: expected a dnnl_interop.Memory, got {type(memory).__name__}")
+    if not isinstance(desc, MemoryDesc):
+        raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
+    given = memory.desc
+    if given._layout is desc._layout or given == desc:
+        return memory
+    if (given.shape, given.data_type) != (desc.shape, desc.data_type):
+        raise ValueError(
+            f"desc: {desc!r} is not a layout of the memory's shape and data type ({given!r}); a reorder "
+            "changes the layout only"
+        )
+    engine = memory.engine
+    target = Memory(desc, engine)
+    # Not closed here (that would wait): the stream keeps it until the reorder is done.
+    reorder(given, desc, engine).execute(stream, {lib.DNNL_ARG_FROM: memory, lib.DNNL_ARG_TO: target})
+    return target

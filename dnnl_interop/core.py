@@ -10,13 +10,28 @@ from __future__ import annotations
 
 from ._args import *  # noqa: F403 - ARG_SRC, ...: generated from the headers, re-exported
 from ._args import __all__ as _ARG_NAMES
+from ._attr import PostOps, PrimitiveAttr, post_op_arg, scales_arg, zero_points_arg
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer
 from ._cached import make_primitive_cached, reorder_cached
 from ._engine import Engine
-from ._enums import DataType, EngineKind, FormatKind
+from ._enums import (
+    AccumulationMode,
+    AlgKind,
+    DataType,
+    EngineKind,
+    FormatKind,
+    FpmathMode,
+    NormalizationFlags,
+    PrimitiveKind,
+    PropKind,
+    Query,
+    ScratchpadMode,
+)
 from ._memory import MEMORY_NONE, Memory
 from ._memory_desc import MemoryDesc
-from ._primitive import Primitive, PrimitiveDesc, reorder
+from ._primitive import Primitive, PrimitiveDesc, reorder, reordered
+from ._primitives import *  # noqa: F403 - the forward primitives
+from ._primitives import __all__ as _PRIMITIVE_NAMES
 from ._stream import Stream
 from ._validate import format_tags
 
@@ -38,4 +53,19 @@ __all__ = [
     "PrimitiveDesc",
     "make_primitive_cached",
     "reorder_cached",
+    "reordered",
+    *_PRIMITIVE_NAMES,
+    "PrimitiveAttr",
+    "PostOps",
+    "post_op_arg",
+    "scales_arg",
+    "zero_points_arg",
+    "PropKind",
+    "AlgKind",
+    "FpmathMode",
+    "AccumulationMode",
+    "ScratchpadMode",
+    "NormalizationFlags",
+    "PrimitiveKind",
+    "Query",
 ]

@@ -1,0 +1,852 @@
+"""The forward primitives: a :class:`PrimitiveDesc` kind for each, as oneDNN's
+C++ ``dnnl::<primitive>::primitive_desc``.
+
+Each takes the arguments of the C++ constructor without its optional ones,
+in its order, engine first; the optional ones are keywords (``bias_desc``,
+``attr``, ``dilates``, ...) with the defaults a Python user expects: forward
+inference, direct convolution. Memory descriptors may be "any"
+(``MemoryDesc(shape, dtype, "any")``): the descriptor then answers the layout
+oneDNN chose (``pd.src_desc()``, ``pd.weights_desc()``, ...), and
+``dnnl_interop.reordered`` brings a memory into it. ``Primitive(pd)`` makes
+the primitive; ``make_primitive_cached(pd)`` makes it through the cache-blob
+store.
+
+oneDNN copies every descriptor and the attributes: they may be closed once
+the primitive descriptor is made.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ._attr import PrimitiveAttr, _float
+from ._engine import Engine, engine_in_words
+from ._enums import AlgKind, DataType, NormalizationFlags, PropKind
+from ._ffi import ffi, lib
+from ._library import status_error
+from ._memory_desc import MemoryDesc
+from ._owned import using
+from ._primitive import PrimitiveDesc, _exec_args
+from ._validate import count_argument, data_type, enum_argument
+from .errors import Status
+
+if TYPE_CHECKING:
+    from ._ffi import CData
+
+__all__ = [
+    "MatmulDesc",
+    "InnerProductForwardDesc",
+    "ConvolutionForwardDesc",
+    "DeconvolutionForwardDesc",
+    "EltwiseForwardDesc",
+    "SoftmaxForwardDesc",
+    "BinaryDesc",
+    "PoolingForwardDesc",
+    "BatchNormalizationForwardDesc",
+    "LayerNormalizationForwardDesc",
+    "GroupNormalizationForwardDesc",
+    "ReductionDesc",
+    "ResamplingForwardDesc",
+    "ConcatDesc",
+    "SumDesc",
+    "PReLUForwardDesc",
+    "ShuffleForwardDesc",
+    "LRNForwardDesc",
+]
+
+logger = logging.getLogger("dnnl_interop")
+
+_INFERENCE = PropKind.FORWARD_INFERENCE
+_FORWARD_KINDS = (PropKind.FORWARD_INFERENCE, PropKind.FORWARD_TRAINING)
+# A descriptor argument: (the object given, its name, whether None is allowed).
+_Desc = tuple[object, str, bool]
+
+
+def _prop_kind(value: object) -> PropKind:
+    kind = enum_argument(value, PropKind, "prop_kind")
+    if kind not in _FORWARD_KINDS:
+        raise ValueError(f"prop_kind: {kind.name} is not a forward propagation (FORWARD_INFERENCE or FORWARD_TRAINING)")
+    return kind
+
+
+def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
+    """``values`` as a ``dnnl_dims_t`` of ``count`` ints, each ``minimum`` or more."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{what}: expected a sequence of {count} ints, got {type(values).__name__}")
+    if len(values) != count:
+        raise ValueError(f"{what}: {len(values)} values for {count} spatial dimensions")
+    found = []
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{what}[{i}]: expected an int, got {type(value).__name__}")
+        if not minimum <= value < 2**62:
+            raise ValueError(f"{what}[{i}]: {value} is less than {minimum}")
+        found.append(value)
+    return ffi.new("dnnl_dims_t", found)
+
+
+def _spatial(desc: object, what: str) -> int:
+    """How many spatial dimensions a (batch, channels, spatial...) descriptor has."""
+    if not isinstance(desc, MemoryDesc):
+        raise TypeError(f"{what}: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if desc.ndim < 3:
+        raise ValueError(f"{what}: {desc!r} has no spatial dimension (batch, channels, then 1 to 3 spatial ones)")
+    return desc.ndim - 2
+
+
+def _descs_list(descs: object, what: str) -> list[MemoryDesc]:
+    if isinstance(descs, MemoryDesc) or not isinstance(descs, Sequence) or not descs:
+        raise TypeError(f"{what}: expected a non-empty sequence of dnnl_interop.MemoryDesc, got {type(descs).__name__}")
+    for i, desc in enumerate(descs):
+        if not isinstance(desc, MemoryDesc):
+            raise TypeError(f"{what}[{i}]: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    return list(descs)
+
+
+class _Forward(PrimitiveDesc):
+    """What the kinds share: making the C descriptor and reading back what oneDNN chose."""
+
+    __slots__ = ()
+    _kind = ""  # the primitive's name in messages
+
+    def _create(
+        self,
+        function: str,
+        engine: Engine,
+        attr: PrimitiveAttr | None,
+        descs: Sequence[_Desc],
+        arguments: Callable[..., tuple[object, ...]],
+    ) -> None:
+        """``lib.<function>(out, *arguments(c_engine, *c_descs, c_attr))``, then adopt the result.
+
+        ``descs``: the memory descriptors, in the order ``arguments`` takes them
+        (None passes NULL where allowed).
+        """
+        self._refuse_reinit()
+        if attr is not None and not isinstance(attr, PrimitiveAttr):
+            raise TypeError(f"attr: expected a dnnl_interop.PrimitiveAttr or None, got {type(attr).__name__}")
+        for desc, what, optional in descs:
+            if desc is None and optional:
+                continue
+            if not isinstance(desc, MemoryDesc):
+                raise TypeError(f"{what}: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        specs: list[tuple[object, type, str]] = [(engine, Engine, "engine")]
+        specs += [(desc, MemoryDesc, what) for desc, what, _ in descs if desc is not None]
+        if attr is not None:
+            specs.append((attr, PrimitiveAttr, "attr"))
+        out = self._new_out()
+        with using(*specs) as handles:
+            handles = handles if isinstance(handles, tuple) else (handles,)
+            found = iter(handles[1:])
+            c_descs = [ffi.NULL if desc is None else next(found) for desc, _, _ in descs]
+            c_attr = next(found) if attr is not None else ffi.NULL
+            status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
+            if status:
+                raise status_error(status, function, self._refused(status, engine, descs))
+            try:
+                sizes, layouts = _exec_args(out[0])
+            except BaseException:
+                lib.dnnl_primitive_desc_destroy(out[0])
+                raise
+            self._adopt(out[0], keep=(engine,))
+            self._arg_sizes, self._arg_layouts = sizes, layouts
+
+    def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
+        if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):
+            return None
+        given = ", ".join(f"{what}={desc!r}" for desc, what, _ in descs if desc is not None)
+        how = "has no implementation of" if status == Status.UNIMPLEMENTED else "refused"
+        return f"oneDNN {how} this {self._kind} on {engine_in_words(engine)}: {given}"
+
+
+class MatmulDesc(_Forward):
+    """``dnnl::matmul::primitive_desc``: ``dst = src × weights (+ bias)``, batched over
+    leading dimensions.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message repeats them).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "matmul"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        bias_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        self._create(
+            "dnnl_matmul_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False),
+             (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
+            lambda e, src, weights, bias, dst, a: (e, src, weights, bias, dst, a),
+        )
+
+
+class InnerProductForwardDesc(_Forward):
+    """``dnnl::inner_product_forward::primitive_desc``: a fully connected layer.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``prop_kind`` is not a forward propagation.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "inner product"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        bias_desc: MemoryDesc | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        self._create(
+            "dnnl_inner_product_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False),
+             (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
+            lambda e, src, weights, bias, dst, a: (e, int(prop), src, weights, bias, dst, a),
+        )
+
+
+class _ConvolutionLike(_Forward):
+    __slots__ = ()
+    _function = ""
+    _default_algorithm = AlgKind.CONVOLUTION_DIRECT
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        *,
+        bias_desc: MemoryDesc | None = None,
+        dilates: Sequence[int] | None = None,
+        algorithm: AlgKind | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        alg = enum_argument(self._default_algorithm if algorithm is None else algorithm, AlgKind, "algorithm")
+        n = _spatial(src_desc, "src_desc")
+        c_strides = _dims(strides, "strides", n, minimum=1)
+        c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        self._create(
+            self._function, engine, attr,
+            [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False),
+             (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
+            lambda e, src, weights, bias, dst, a: (
+                e, int(prop), int(alg), src, weights, bias, dst, c_strides, c_dilates, c_left, c_right, a
+            ),
+        )
+
+
+class ConvolutionForwardDesc(_ConvolutionLike):
+    """``dnnl::convolution_forward::primitive_desc``: 1D, 2D or 3D convolution
+    (``dilates`` 0 means none, as in oneDNN; grouped weights have a leading
+    groups dimension).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1).
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "convolution"
+    _function = "dnnl_convolution_forward_primitive_desc_create"
+
+
+class DeconvolutionForwardDesc(_ConvolutionLike):
+    """``dnnl::deconvolution_forward::primitive_desc``: transposed convolution.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1).
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "deconvolution"
+    _function = "dnnl_deconvolution_forward_primitive_desc_create"
+    _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
+
+
+class EltwiseForwardDesc(_Forward):
+    """``dnnl::eltwise_forward::primitive_desc``: an element-wise function
+    (``AlgKind.ELTWISE_RELU``, ...; ``alpha`` and ``beta`` as oneDNN defines them).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``algorithm`` or ``prop_kind`` is not one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors (another algorithm kind).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "eltwise"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        alpha: float = 0.0,
+        beta: float = 0.0,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        alpha_, beta_ = _float(alpha, "alpha"), _float(beta, "beta")
+        self._create(
+            "dnnl_eltwise_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, alpha_, beta_, a),
+        )
+
+
+class SoftmaxForwardDesc(_Forward):
+    """``dnnl::softmax_forward::primitive_desc``: softmax along ``axis``
+    (``AlgKind.SOFTMAX_ACCURATE`` or ``SOFTMAX_LOG``).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``algorithm`` or ``prop_kind`` is not one, or ``axis`` is negative.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors (an axis past the last).
+        UnimplementedError: oneDNN has no implementation here (none on some GPUs).
+    """
+
+    __slots__ = ()
+    _kind = "softmax"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        axis: int,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        axis_ = count_argument(axis, "axis")
+        self._create(
+            "dnnl_softmax_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, axis_, a),
+        )
+
+
+class BinaryDesc(_Forward):
+    """``dnnl::binary::primitive_desc``: ``dst = src0 (op) src1`` with broadcasting
+    (``AlgKind.BINARY_ADD``, ...); ``AlgKind.BINARY_SELECT`` takes ``src2_desc``
+    (the condition).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``algorithm`` is not one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (not broadcastable).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "binary"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src0_desc: MemoryDesc,
+        src1_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        src2_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        alg = enum_argument(algorithm, AlgKind, "algorithm")
+        if src2_desc is None:
+            self._create(
+                "dnnl_binary_primitive_desc_create", engine, attr,
+                [(src0_desc, "src0_desc", False), (src1_desc, "src1_desc", False), (dst_desc, "dst_desc", False)],
+                lambda e, src0, src1, dst, a: (e, int(alg), src0, src1, dst, a),
+            )
+        else:
+            self._create(
+                "dnnl_binary_primitive_desc_create_v2", engine, attr,
+                [(src0_desc, "src0_desc", False), (src1_desc, "src1_desc", False),
+                 (src2_desc, "src2_desc", False), (dst_desc, "dst_desc", False)],
+                lambda e, src0, src1, src2, dst, a: (e, int(alg), src0, src1, src2, dst, a),
+            )
+
+
+class PoolingForwardDesc(_Forward):
+    """``dnnl::pooling_forward::primitive_desc``: max or average pooling
+    (``AlgKind.POOLING_MAX``, ``POOLING_AVG_INCLUDE_PADDING``, ``POOLING_AVG_EXCLUDE_PADDING``).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: a dims argument has another length than the spatial dimensions, or a
+            negative value.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "pooling"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        kernel: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        *,
+        dilation: Sequence[int] | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        n = _spatial(src_desc, "src_desc")
+        c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
+        c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        self._create(
+            "dnnl_pooling_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, c_strides, c_kernel, c_dilation,
+                                    c_left, c_right, a),
+        )
+
+
+def _flags(flags: object) -> int:
+    if isinstance(flags, bool) or not isinstance(flags, int):
+        raise TypeError(f"flags: expected NormalizationFlags, got {type(flags).__name__}")
+    if flags < 0 or flags & ~sum(NormalizationFlags):
+        raise ValueError(f"flags: {flags!r} has bits no NormalizationFlags member has")
+    return int(flags)
+
+
+class BatchNormalizationForwardDesc(_Forward):
+    """``dnnl::batch_normalization_forward::primitive_desc`` (``flags``:
+    ``NormalizationFlags.USE_GLOBAL_STATS | USE_SCALE | USE_SHIFT``, ...).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``flags`` has unknown bits, or ``prop_kind`` is not a forward propagation.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors.
+        UnimplementedError: oneDNN has no implementation for these data types or flags.
+    """
+
+    __slots__ = ()
+    _kind = "batch normalization"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        epsilon: float,
+        flags: NormalizationFlags = NormalizationFlags.NONE,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, eps, flags_ = _prop_kind(prop_kind), _float(epsilon, "epsilon"), _flags(flags)
+        self._create(
+            "dnnl_batch_normalization_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), src, dst, eps, flags_, a),
+        )
+
+
+class LayerNormalizationForwardDesc(_Forward):
+    """``dnnl::layer_normalization_forward::primitive_desc``: normalization over the
+    last dimension (``stat_desc`` the mean and variance; ``scale_shift_data_type``
+    the type of scale and shift, f32 by default).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``flags`` has unknown bits, or ``prop_kind`` is not a forward propagation.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors.
+        UnimplementedError: oneDNN has no implementation for these data types or flags.
+    """
+
+    __slots__ = ()
+    _kind = "layer normalization"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        epsilon: float,
+        flags: NormalizationFlags = NormalizationFlags.NONE,
+        *,
+        stat_desc: MemoryDesc | None = None,
+        scale_shift_data_type: object = DataType.F32,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, eps, flags_ = _prop_kind(prop_kind), _float(epsilon, "epsilon"), _flags(flags)
+        shift_type = data_type(scale_shift_data_type)
+        self._create(
+            "dnnl_layer_normalization_forward_primitive_desc_create_v2", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False), (stat_desc, "stat_desc", True)],
+            lambda e, src, dst, stat, a: (e, int(prop), src, dst, stat, int(shift_type), eps, flags_, a),
+        )
+
+
+class GroupNormalizationForwardDesc(_Forward):
+    """``dnnl::group_normalization_forward::primitive_desc``: normalization over
+    ``groups`` groups of channels.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``groups`` is negative, ``flags`` has unknown bits, or ``prop_kind`` is not
+            a forward propagation.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors (channels not a multiple of groups).
+        UnimplementedError: oneDNN has no implementation for these data types or flags.
+    """
+
+    __slots__ = ()
+    _kind = "group normalization"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        groups: int,
+        epsilon: float,
+        flags: NormalizationFlags = NormalizationFlags.NONE,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, eps, flags_ = _prop_kind(prop_kind), _float(epsilon, "epsilon"), _flags(flags)
+        groups_ = count_argument(groups, "groups")
+        self._create(
+            "dnnl_group_normalization_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), src, dst, groups_, eps, flags_, a),
+        )
+
+
+class ReductionDesc(_Forward):
+    """``dnnl::reduction::primitive_desc``: reduce the dimensions where dst has 1
+    (``AlgKind.REDUCTION_SUM``, ``REDUCTION_MAX``, ``REDUCTION_NORM_LP_SUM`` with ``p``, ...).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``algorithm`` is not one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "reduction"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        p: float = 0.0,
+        eps: float = 0.0,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        alg, p_, eps_ = enum_argument(algorithm, AlgKind, "algorithm"), _float(p, "p"), _float(eps, "eps")
+        self._create(
+            "dnnl_reduction_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(alg), src, dst, p_, eps_, a),
+        )
+
+
+class ResamplingForwardDesc(_Forward):
+    """``dnnl::resampling_forward::primitive_desc``: nearest or linear resampling
+    of the spatial dimensions; ``factors`` (one per spatial dimension) or, if
+    None, the shapes of src and dst say by how much.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``factors`` has another length than the spatial dimensions.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "resampling"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        factors: Sequence[float] | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        c_factors = ffi.NULL
+        if factors is not None:
+            n = _spatial(src_desc, "src_desc")
+            if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or len(factors) != n:
+                raise ValueError(f"factors: expected {n} numbers, one per spatial dimension, got {factors!r}")
+            c_factors = ffi.new("float[]", [_float(f, f"factors[{i}]") for i, f in enumerate(factors)])
+        self._create(
+            "dnnl_resampling_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), c_factors, src, dst, a),
+        )
+
+
+class ConcatDesc(_Forward):
+    """``dnnl::concat::primitive_desc``: the sources one after another along
+    ``concat_dimension`` (``ARG_MULTIPLE_SRC + i`` at execute); ``dst_desc`` None
+    lets oneDNN choose it.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``concat_dimension`` is negative.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "concat"
+
+    def __init__(
+        self,
+        engine: Engine,
+        concat_dimension: int,
+        src_descs: Sequence[MemoryDesc],
+        *,
+        dst_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        dim = count_argument(concat_dimension, "concat_dimension")
+        sources = _descs_list(src_descs, "src_descs")
+        self._create(
+            "dnnl_concat_primitive_desc_create", engine, attr,
+            [(dst_desc, "dst_desc", True), *((d, f"src_descs[{i}]", False) for i, d in enumerate(sources))],
+            lambda e, dst, *rest: (e, dst, len(sources), dim, ffi.new("const_dnnl_memory_desc_t[]", list(rest[:-1])),
+                                   rest[-1]),
+        )
+
+
+class SumDesc(_Forward):
+    """``dnnl::sum::primitive_desc``: ``dst = Σ scales[i] × src[i]`` (``ARG_MULTIPLE_SRC + i``);
+    ``dst_desc`` None lets oneDNN choose it.
+
+    On OpenCL GPU engines oneDNN's ``ocl:many_inputs`` implementation applies
+    the scales shifted by one when the first is 1.0 and others are not (seen on
+    real oneDNN 3.13, emulated GPU): the descriptor skips it for another
+    implementation, or raises ``UnimplementedError`` if none is left.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``scales`` and ``src_descs`` differ in length.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no (correct) implementation for these data types,
+            scales or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "sum"
+
+    def __init__(
+        self,
+        engine: Engine,
+        scales: Sequence[float],
+        src_descs: Sequence[MemoryDesc],
+        *,
+        dst_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        sources = _descs_list(src_descs, "src_descs")
+        if isinstance(scales, (str, bytes)) or not isinstance(scales, Sequence):
+            raise TypeError(f"scales: expected a sequence of numbers, got {type(scales).__name__}")
+        if len(scales) != len(sources):
+            raise ValueError(f"scales: {len(scales)} scales for {len(sources)} sources")
+        values = [_float(s, f"scales[{i}]") for i, s in enumerate(scales)]
+        c_scales = ffi.new("float[]", values)
+        self._create(
+            "dnnl_sum_primitive_desc_create", engine, attr,
+            [(dst_desc, "dst_desc", True), *((d, f"src_descs[{i}]", False) for i, d in enumerate(sources))],
+            lambda e, dst, *rest: (e, dst, len(sources), c_scales,
+                                   ffi.new("const_dnnl_memory_desc_t[]", list(rest[:-1])), rest[-1]),
+        )
+        if any(value != 1.0 for value in values):
+            self._skip_shifted_scales()
+
+    def _skip_shifted_scales(self) -> None:
+        """Never an implementation known to apply the scales shifted by one."""
+        while "many_inputs" in self.impl_info:
+            logger.debug("sum: skipping %s (it applies non-unit scales shifted by one)", self.impl_info)
+            if not self.next_impl():
+                self.close()
+                raise status_error(
+                    Status.UNIMPLEMENTED, "dnnl_sum_primitive_desc_create",
+                    "oneDNN's only sum implementation here (ocl:many_inputs) applies scales other than 1 "
+                    "shifted by one (a wrong result); scale the sources with eltwise or binary first, or "
+                    "sum with all scales 1",
+                )
+
+
+class PReLUForwardDesc(_Forward):
+    """``dnnl::prelu_forward::primitive_desc``: ``dst = src > 0 ? src : weights × src``.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``prop_kind`` is not a forward propagation.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (weights not broadcastable).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "prelu"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        self._create(
+            "dnnl_prelu_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, weights, dst, a: (e, int(prop), src, weights, dst, a),
+        )
+
+
+class ShuffleForwardDesc(_Forward):
+    """``dnnl::shuffle_forward::primitive_desc``: channel shuffle along ``axis`` in
+    groups of ``group_size``.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``axis`` or ``group_size`` is negative.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the axis not a multiple of the group).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "shuffle"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        axis: int,
+        group_size: int,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        axis_, group = count_argument(axis, "axis"), count_argument(group_size, "group_size")
+        self._create(
+            "dnnl_shuffle_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), src, dst, axis_, group, a),
+        )
+
+
+class LRNForwardDesc(_Forward):
+    """``dnnl::lrn_forward::primitive_desc``: local response normalization
+    (``AlgKind.LRN_ACROSS_CHANNELS`` or ``LRN_WITHIN_CHANNEL``).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``local_size`` is negative.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "lrn"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        local_size: int,
+        alpha: float,
+        beta: float,
+        k: float = 1.0,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        size = count_argument(local_size, "local_size")
+        alpha_, beta_, k_ = _float(alpha, "alpha"), _float(beta, "beta"), _float(k, "k")
+        self._create(
+            "dnnl_lrn_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, size, alpha_, beta_, k_, a),
+        )

@@ -161,8 +161,9 @@ class Primitive(Owned):
         Raises:
             TypeError: ``stream`` is not a :class:`Stream`, ``args`` not a mapping of ``ARG_*``
                 ints to :class:`Memory` (or None).
-            ValueError: a memory has no buffer, or is smaller than the primitive's descriptor at
-                its argument.
+            ValueError: a memory has no buffer, is smaller than the primitive's descriptor at
+                its argument, or has its shape and data type in another layout (the one oneDNN
+                chose is ``desc.arg_desc(arg)``; :func:`reordered` brings a memory there).
             ClosedObjectError: the primitive, the stream or a memory is closed.
             InvalidArgumentsError: oneDNN refuses the execution (the message names a missing
                 argument or an object on another engine when the binding can tell).

@@ -431,8 +431,8 @@ def execute(
     Raises:
         TypeError: ``deps`` is not a sequence of events, an event is of another kind, ``stream``
             is not a Stream or ``args`` not a mapping of ``ARG_*`` ints to Memory (or None).
-        ValueError: a memory has no buffer or is smaller than the primitive's descriptor at its
-            argument.
+        ValueError: a memory has no buffer, is smaller than the primitive's descriptor at its
+            argument, or has its shape and data type in another layout than the primitive's.
         ClosedObjectError: the primitive, the stream or a memory is closed.
         InvalidArgumentsError: oneDNN refuses the execution (the message names a stream of
             another runtime, a missing argument or an object on another engine when the binding

@@ -8,7 +8,7 @@ Every execute goes through :func:`submit`: ``Primitive.execute``,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import _stream
 from ._args import ARGS
@@ -223,3 +223,74 @@ def _attr_arg_name(index: int) -> str:
         if index & bit:
             return f"{maker}({names.get(index & ~bit, index & ~bit)})"
     return "?"
+
+
+class BoundExecution:
+    """An execute checked once, to submit many times: ``Primitive.bind(stream, args)``.
+
+    Every check of an execute (types, argument indices, sizes, layouts) runs
+    when it is made; :meth:`execute` only registers the work as in flight, as
+    any execute does (so a wait, a close or a re-pointing treats it the same),
+    checks that nothing was closed since, and calls oneDNN. The memories'
+    buffers may change meanwhile (``set_data_handle``): oneDNN reads them at
+    each submission.
+    """
+
+    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
+                 "_nargs", "_c_args", "_call", "_name", "_args")
+
+    def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
+                 call: Callable[..., int], name: str) -> None:
+        captured: list[tuple[CData, int, CData]] = []
+
+        def capture(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
+            captured.append((c_primitive, nargs, c_args))
+            return 0
+
+        args = dict(args) if isinstance(args, Mapping) else args
+        submit(primitive, stream, args, (), capture, name)  # every check, nothing reaches oneDNN
+        (self._c_primitive, self._nargs, self._c_args), = captured
+        memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
+        self._primitive, self._stream, self._sid = primitive, stream, id(stream)
+        self._memories = tuple(memories)
+        self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
+        self._pending = {id(obj): obj for obj in self._objects}
+        self._call, self._name, self._args = call, name, args
+
+    def execute(self) -> None:
+        """Submit the work again, as ``primitive.execute(stream, args)`` would.
+
+        Raises:
+            ClosedObjectError: the primitive, the stream or a memory was closed since.
+            ValueError: a memory has no buffer now (MEMORY_NONE).
+            InvalidArgumentsError, DnnlError: oneDNN refuses the execution.
+        """
+        stream = self._stream
+        lock = stream._lock
+        lock.acquire()
+        try:
+            c_stream = stream._handle
+            if c_stream is None or stream._events or _stream.exiting:
+                return self._submit_checked()
+            sid, epoch = self._sid, stream._epoch
+            for obj in self._objects:  # registered first, then read: see _owned
+                obj._users[sid] = epoch
+            stream._pending.update(self._pending)
+            if self._primitive._handle is not self._c_primitive:
+                raise ClosedObjectError("primitive: this Primitive is closed")
+            for memory, handle in self._memories:
+                if memory._executable is not handle:
+                    return self._submit_checked()
+            status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
+            if status:
+                raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
+        finally:
+            lock.release()
+
+    def _submit_checked(self) -> None:
+        """Something changed since the binding: an execute with every check. Holds the lock."""
+        self._stream._lock.release()
+        try:
+            submit(self._primitive, self._stream, self._args, (), self._call, self._name)
+        finally:
+            self._stream._lock.acquire()

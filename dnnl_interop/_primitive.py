@@ -12,7 +12,7 @@ from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
 from ._enums import PrimitiveKind, Query
-from ._execution import submit
+from ._execution import BoundExecution, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
@@ -170,6 +170,19 @@ class Primitive(Owned):
             DnnlError: another failure oneDNN reports.
         """
         submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
+
+    def bind(self, stream: Stream, args: Mapping[int, Memory | None]) -> BoundExecution:
+        """``execute(stream, args)`` checked once, for a loop that submits it many
+        times: ``bound = primitive.bind(stream, args)``, then ``bound.execute()``.
+
+        Each ``bound.execute()`` keeps what the work uses alive as ``execute``
+        does, and refuses objects closed since; it skips the checks that
+        cannot change (types, indices, sizes, layouts). ``args`` is copied.
+
+        Raises:
+            TypeError, ValueError, ClosedObjectError: as :meth:`execute`, for the arguments.
+        """
+        return BoundExecution(self, stream, args, _primitive_execute, "dnnl_primitive_execute")
 
 
 _primitive_execute = lib.dnnl_primitive_execute

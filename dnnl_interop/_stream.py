@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["Stream"]
 
 _STREAM_TYPE = ffi.typeof("dnnl_stream_t")
+_stream_wait = lib.dnnl_stream_wait
+_call_keys = Owned._shared.call_keys
+_deferred = Owned._shared.deferred
 exiting = False  # set at interpreter exit: threads still running submit nothing new
 
 
@@ -110,21 +113,31 @@ class Stream(Owned):
             ClosedObjectError: ``stream`` is closed.
             DnnlError: oneDNN reports a failure of the work or of the wait.
         """
-        with self._lock:
-            handle = self._handle
-            if handle is None:
-                raise ClosedObjectError("this Stream is closed")
-            epoch = self._epoch
-            self._epoch = epoch + 1
-            key = -next(self._shared.call_keys)
-            self._use(key)  # a close meanwhile defers the destroy until C returns
+        # The loop users run is execute then wait: plain operations only here.
+        lock, users = self._lock, self._users
+        lock.acquire()
+        handle = self._handle
+        if handle is None:
+            lock.release()
+            raise ClosedObjectError("this Stream is closed")
+        epoch = self._epoch
+        self._epoch = epoch + 1
+        key = -next(_call_keys)
+        users[key] = True  # a close meanwhile defers the destroy until C returns (see _owned)
+        lock.release()
         try:
-            status = lib.dnnl_stream_wait(handle)
+            status = _stream_wait(handle)
         finally:
-            self._release(key)
-        check(status, "dnnl_stream_wait")
-        with self._lock:
+            users.pop(key, None)
+            if not users and id(self) in _deferred:
+                self._claim()
+        if status:
+            check(status, "dnnl_stream_wait")
+        lock.acquire()
+        try:
             self._let_go(epoch)
+        finally:
+            lock.release()
 
     def _track_event(self, is_done: Callable[[], bool]) -> None:
         """The submission just made has its own completion event: stamp it apart.
@@ -155,10 +168,13 @@ class Stream(Owned):
             self._deps = [entry for entry in self._deps if entry[0] > epoch]
         sid = id(self)
         pending = self._pending
-        done = [obj for obj in pending.values() if obj._users.get(sid, -1) <= epoch]
-        for obj in done:
-            del pending[id(obj)]
-            obj._release(sid)
+        for key, obj in list(pending.items()):
+            users = obj._users
+            if users.get(sid, -1) <= epoch:
+                del pending[key]
+                del users[sid]  # Owned._release, inlined: this runs after every wait
+                if not users and key in _deferred:
+                    obj._claim()
 
     def _close_handle(self, finalizing: bool = False) -> None:
         lock = getattr(self, "_lock", None)

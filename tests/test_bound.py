@@ -1,0 +1,90 @@
+"""``Primitive.bind(stream, args)``: an execute checked once, submitted many times,
+with the same guarantees as ``execute`` (real oneDNN, CPU engine)."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import dnnl_interop as dnnl
+from dnnl_interop import _owned
+
+
+def _transpose(engine):
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    return src_desc, dst_desc, dnnl.reorder(src_desc, dst_desc, engine)
+
+
+def test_a_bound_execute_computes_what_execute_computes(engine, stream):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a),
+                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+    for i in range(3):
+        a[...] = i
+        bound.execute()
+        stream.wait()
+        assert (out == a.T).all()
+
+
+def test_the_arguments_are_checked_when_bound(engine, stream):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    small = dnnl.Memory(dnnl.MemoryDesc((2,), "f32", "a"), engine)
+    with pytest.raises(ValueError, match=r"args\[1\]: the memory holds 8 bytes, the primitive uses 24"):
+        primitive.bind(stream, {dnnl.ARG_FROM: small, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
+    transposed = dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ba"), engine)
+    with pytest.raises(ValueError, match=r"args\[1\]: the memory's layout, .* is not the one the primitive"):
+        primitive.bind(stream, {dnnl.ARG_FROM: transposed, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
+    with pytest.raises(TypeError, match=r"args\[17\]: expected a dnnl_interop.Memory, got str"):
+        primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: "dst"})
+
+
+def test_a_bound_execute_refuses_what_was_closed_since(engine):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    stream = dnnl.Stream(engine)
+    src, dst = dnnl.Memory(src_desc, engine), dnnl.Memory(dst_desc, engine)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    src.close()
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+        bound.execute()
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: dst})
+    primitive.close()
+    with pytest.raises(dnnl.ClosedObjectError, match="primitive: this Primitive is closed"):
+        bound.execute()
+    stream.close()
+    with pytest.raises(dnnl.ClosedObjectError, match="stream: this Stream is closed"):
+        bound.execute()
+
+
+def test_a_memory_given_another_buffer_is_read_from_it(engine, stream):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    first, second = np.ones((2, 3), np.float32), np.full((2, 3), 7, np.float32)
+    out = np.zeros((3, 2), np.float32)
+    src = dnnl.Memory(src_desc, engine, first)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+    src.set_data_handle(second)
+    bound.execute()
+    stream.wait()
+    assert (out == 7).all()
+    src.set_data_handle(dnnl.MEMORY_NONE)
+    with pytest.raises(ValueError, match=r"args\[1\]: the memory has no buffer \(MEMORY_NONE\)"):
+        bound.execute()
+
+
+def test_work_in_flight_keeps_what_it_uses_after_every_reference_is_dropped(engine):
+    live = _owned.live_objects()
+    stream = dnnl.Stream(engine)
+    src_desc, dst_desc, primitive = _transpose(engine)
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a),
+                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+    bound.execute()
+    del bound, primitive, src_desc, dst_desc, a
+    gc.collect()
+    stream.wait()  # the stream kept the primitive, the memories and their buffers
+    assert out.ravel().tolist() == [0, 3, 1, 4, 2, 5]
+    stream.close()
+    gc.collect()
+    assert _owned.live_objects() == live

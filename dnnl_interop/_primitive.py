@@ -5,8 +5,9 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
@@ -47,11 +48,32 @@ class Primitive(Owned):
         DnnlError: oneDNN refuses to make the primitive (or the blob).
     """
 
-    # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there}
-    __slots__ = ("_arg_sizes", "_arg_layouts")
+    # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there};
+    # _scratchpads: with ScratchpadMode.USER, the scratchpad the binding gives
+    # each stream that executes it without one of its own (None otherwise).
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_scratchpads")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._scratchpads = None
+
+    def _with_scratchpad(self, stream: Stream, args: Mapping[int, Memory | None]) -> Mapping[int, Memory | None]:
+        """``args``, with the binding's scratchpad for ``stream`` where the primitive
+        needs a user scratchpad and none is given. One a stream: executions on a
+        stream run in order, so they never share it concurrently."""
+        scratchpads = self._scratchpads
+        if scratchpads is None or self._handle is None or not isinstance(stream, Stream) \
+                or lib.DNNL_ARG_SCRATCHPAD in args:
+            return args  # submit refuses what is closed or of another type
+        memory = scratchpads.get(stream)
+        if memory is None:
+            desc = self._kept(-1)  # the scratchpad's descriptor, kept last
+            memory = scratchpads[stream] = Memory(desc, self.engine)
+        return {**args, lib.DNNL_ARG_SCRATCHPAD: memory}
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
 
@@ -169,7 +191,7 @@ class Primitive(Owned):
                 argument or an object on another engine when the binding can tell).
             DnnlError: another failure oneDNN reports.
         """
-        submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
+        submit(self, stream, self._with_scratchpad(stream, args), (), _primitive_execute, "dnnl_primitive_execute")
 
     def bind(self, stream: Stream, args: Mapping[int, Memory | None]) -> BoundExecution:
         """``execute(stream, args)`` checked once, for a loop that submits it many
@@ -182,6 +204,7 @@ class Primitive(Owned):
         Raises:
             TypeError, ValueError, ClosedObjectError: as :meth:`execute`, for the arguments.
         """
+        args = self._with_scratchpad(stream, args)
         return BoundExecution(self, stream, args, _primitive_execute, "dnnl_primitive_execute")
 
 
@@ -645,8 +668,28 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
             status = lib.dnnl_primitive_create_from_cache_blob(out, pd, len(blob), blob)
             if status:
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
-        primitive._adopt(out[0], keep=desc._keep)
+        scratchpad = _user_scratchpad(pd)
+        primitive._adopt(out[0], keep=desc._keep if scratchpad is None else (*desc._keep, scratchpad))
         primitive._arg_sizes, primitive._arg_layouts = desc._arg_sizes, desc._arg_layouts
+        if scratchpad is not None:
+            primitive._scratchpads = weakref.WeakKeyDictionary()
+
+
+def _user_scratchpad(pd: CData) -> MemoryDesc | None:
+    """The scratchpad descriptor of a descriptor made with ``ScratchpadMode.USER``
+    that needs one; None otherwise (oneDNN then manages it, or none is needed)."""
+    if not has_function("dnnl_primitive_desc_get_attr"):
+        return None
+    attr, mode = ffi.new("const_dnnl_primitive_attr_t *"), ffi.new("dnnl_scratchpad_mode_t *")
+    check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
+    check(lib.dnnl_primitive_attr_get_scratchpad_mode(attr[0], mode), "dnnl_primitive_attr_get_scratchpad_mode")
+    if mode[0] != lib.dnnl_scratchpad_mode_user:
+        return None
+    md = ffi.new("const_dnnl_memory_desc_t *")
+    check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_scratchpad_md, 0, md), "dnnl_primitive_desc_query")
+    if md[0] == ffi.NULL or not lib.dnnl_memory_desc_get_size(md[0]):
+        return None
+    return MemoryDesc._of(md[0])
 
 
 def _primitive_cache_blob(primitive: Primitive) -> bytes:

@@ -456,6 +456,8 @@ def execute(
             c_primitive, c_stream, nargs, c_args, c_deps, len(events), event
         )
 
+    if isinstance(primitive, Primitive):
+        args = primitive._with_scratchpad(stream, args)
     submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute", "ocl")
     if event[0] == ffi.NULL:
         return None

@@ -350,6 +350,8 @@ def execute(
             c_primitive, c_stream, nargs, c_args, len(events), c_deps, event
         )
 
+    if isinstance(primitive, Primitive):
+        args = primitive._with_scratchpad(stream, args)
     submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute", "ze")
     return Event._from_cdata(event[0])
 

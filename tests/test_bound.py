@@ -88,3 +88,28 @@ def test_work_in_flight_keeps_what_it_uses_after_every_reference_is_dropped(engi
     stream.close()
     gc.collect()
     assert _owned.live_objects() == live
+
+
+def test_a_user_scratchpad_is_given_by_the_binding_when_not_given(engine, stream):
+    x = np.random.default_rng(0).random((1, 8, 10, 10), dtype=np.float32)
+    w = np.random.default_rng(1).random((16, 8, 3, 3), dtype=np.float32)
+    attr = dnnl.PrimitiveAttr()
+    attr.set_scratchpad_mode(dnnl.ScratchpadMode.USER)
+    pd = dnnl.ConvolutionForwardDesc(engine, dnnl.MemoryDesc.from_array(x), dnnl.MemoryDesc.from_array(w),
+                                     dnnl.MemoryDesc((1, 16, 8, 8), "f32", "abcd"), (1, 1), (0, 0), (0, 0),
+                                     attr=attr)
+    scratchpad = pd.scratchpad_desc()
+    assert scratchpad is not None and scratchpad.size > 0  # this convolution needs one on the CPU
+    out = np.zeros((1, 16, 8, 8), np.float32)
+    args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine, x), dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(),
+            engine, w), dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine, out)}
+    expected = np.einsum("nchwij,ocij->nohw", np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3)), w)
+    primitive = dnnl.Primitive(pd)
+    primitive.execute(stream, args)  # no ARG_SCRATCHPAD: the binding gives one
+    stream.wait()
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
+    out[...] = 0
+    own = dnnl.Memory(scratchpad, engine)
+    primitive.execute(stream, {**args, dnnl.ARG_SCRATCHPAD: own})  # or takes the user's
+    stream.wait()
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)

@@ -690,10 +690,14 @@ class SumDesc(_Forward):
     """``dnnl::sum::primitive_desc``: ``dst = Σ scales[i] × src[i]`` (``ARG_MULTIPLE_SRC + i``);
     ``dst_desc`` None lets oneDNN choose it.
 
-    On OpenCL GPU engines oneDNN's ``ocl:many_inputs`` implementation applies
-    the scales shifted by one when the first is 1.0 and others are not (seen on
-    real oneDNN 3.13, emulated GPU): the descriptor skips it for another
-    implementation, or raises ``UnimplementedError`` if none is left.
+    On OpenCL GPU engines oneDNN picks ``ocl:many_inputs`` for small tensors
+    whose sources all have dst's layout when the first scale is 1.0, and it
+    applies the other scales shifted by one (seen on real oneDNN 3.13, emulated
+    GPU). oneDNN gives a sum descriptor no next implementation (``next_impl``
+    is always at its last), so with a scale other than 1 the descriptor raises
+    ``UnimplementedError`` rather than compute a wrong sum. oneDNN picks a
+    correct implementation when the first scale is not 1 (put such a source
+    first) or when dst has a layout other than the sources'.
 
     Raises:
         TypeError: an argument is of another type.
@@ -740,9 +744,10 @@ class SumDesc(_Forward):
                 self.close()
                 raise status_error(
                     Status.UNIMPLEMENTED, "dnnl_sum_primitive_desc_create",
-                    "oneDNN's only sum implementation here (ocl:many_inputs) applies scales other than 1 "
-                    "shifted by one (a wrong result); scale the sources with eltwise or binary first, or "
-                    "sum with all scales 1",
+                    "oneDNN chose ocl:many_inputs, which applies scales other than 1 shifted by one (a "
+                    "wrong result), and offers a sum no other implementation; put a source whose scale is "
+                    "not 1 first (oneDNN then picks another implementation), give dst_desc a layout other "
+                    "than the sources', or sum with all scales 1",
                 )
 
 

@@ -18,9 +18,15 @@ import sys
 import zipfile
 
 import pytest
+import tomllib
 
 from conftest import ROOT
 from dnnl_interop._target import TARGET_ONEDNN
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# What a user's shell may well have, and what would hide a missing step if it leaked in.
+UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +136,22 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
     assert loadable == "True"
 
 
+# --- the extras ------------------------------------------------------------------
+
+
+def test_the_gpu_extra_brings_onednn_pyopencl_and_numpy():
+    extras = PYPROJECT["optional-dependencies"]
+    (gpu,) = extras["gpu"]
+    named = re.fullmatch(r"dnnl-interop\[([\w,]+)\]", gpu).group(1).split(",")
+    brought = [requirement for name in named for requirement in extras[name]]
+    assert [re.match(r"[\w-]+", requirement).group() for requirement in brought] == ["onednn", "pyopencl", "numpy"]
+
+
+def test_the_readme_lists_every_extra_with_what_it_is_for():
+    listed = re.findall(r"^\* `([\w-]+)`: \S", README, re.M)
+    assert sorted(set(listed) & set(PYPROJECT["optional-dependencies"])) == sorted(PYPROJECT["optional-dependencies"])
+
+
 # --- the README's install-alone commands, in a plain environment ----------------
 # Here, not in a file of their own: two in-tree builds of this checkout at once
 # (the wheel above, this install) would share its build directory.
@@ -137,12 +159,9 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
 # The ``install-alone`` shell block of README.md runs (``bash -e``) from this
 # checkout with ``HOME`` in a temporary directory (the block's virtual
 # environment goes there) and no OpenCL, oneDNN or binding variable set:
-# ``Engine.cpu()`` must work on what ``pip install ".[onednn]"`` alone brings.
+# ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings.
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
-# What a user's shell may well have, and what would hide a missing step if it leaked in.
-UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
 
 
 def test_the_readme_has_one_install_alone_block():

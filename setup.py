@@ -4,15 +4,34 @@
 * ``NATIVE_LIBRARIES``: plain C shared libraries (no Python module, no
   libpython, no OpenCL SDK) that ship inside the package for test support,
   e.g. the emulated-GPU OpenCL loader layer. Add one entry to add one.
+* ``BDIST_WHEEL``: the wheel's tag. cffi compiles the extension in the limited
+  API (it defines ``Py_LIMITED_API``, so ``_ffi.abi3.so``) unless the
+  interpreter is a debug or free-threaded build, and the native libraries use
+  no Python at all: one wheel then serves every CPython from the lowest
+  ``requires-python`` up, tagged ``cp310-abi3``.
 """
 
 import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 KHRONOS_HEADERS = Path("headers") / "khronos"
+LOWEST_PYTHON = "cp310"  # requires-python in pyproject.toml
+
+
+def _cffi_uses_the_limited_api() -> bool:
+    """What cffi's setuptools hook decides for ``dnnl_interop._ffi`` (its ``_set_py_limited_api``)."""
+    from cffi import recompiler
+
+    debug_build = hasattr(sys, "gettotalrefcount")
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return recompiler.USE_LIMITED_API and not debug_build and not free_threaded
+
+
+BDIST_WHEEL = {"py_limited_api": LOWEST_PYTHON} if _cffi_uses_the_limited_api() else {}
 
 
 class NativeLibrary(Extension):
@@ -77,9 +96,17 @@ class BuildExt(build_ext):
     def get_libraries(self, ext):
         return list(ext.libraries) if isinstance(ext, NativeLibrary) else super().get_libraries(ext)
 
+    def build_extensions(self):
+        # An interpreter configured with LDFLAGS=-Wl,-rpath,<its lib dir> (pyenv's
+        # are) passes that to every link. Nothing here links a library from there,
+        # and the wheel must not carry the build machine's paths: drop it.
+        self.compiler.linker_so = [arg for arg in self.compiler.linker_so if not arg.startswith("-Wl,-rpath")]
+        super().build_extensions()
+
 
 setup(
     cffi_modules=["build_ffi.py:ffibuilder"],
     ext_modules=NATIVE_LIBRARIES,
     cmdclass={"build_ext": BuildExt},
+    options={"bdist_wheel": BDIST_WHEEL},
 )

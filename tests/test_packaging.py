@@ -1,39 +1,127 @@
-"""The wheel: what `pip install .` gives a user.
+"""The wheel and the sdist: what a user installs.
 
 The development environment installs the checkout in editable mode, so the
-wheel is built here once and checked on its own: it carries the compiled
-module, the headers and the pure-Python package, never the test stand-in,
-and it works unpacked, away from the source tree. The emulated-GPU layer
-ships compiled (no compiler needed at run time), without its C source, and
-the pytest plugin is registered. So does the emulated Level Zero loader,
-under the soname libdnnl opens.
+release build (``scripts/build-wheel.sh``: the sdist, the wheel built from
+it, repaired by auditwheel) runs here once and its output is checked on its
+own. The wheel is one manylinux wheel for every supported CPython (the
+extension in the limited API, tagged ``abi3``) that needs no library beside
+the system's; it carries the compiled module, the headers and the
+pure-Python package, never the test stand-in, and it works unpacked, away
+from the source tree. The emulated-GPU layer ships compiled (no compiler
+needed at run time), without its C source, and the pytest plugin is
+registered. So does the emulated Level Zero loader, under the soname libdnnl
+opens. Installed into a fresh virtual environment whose ``PATH`` reaches no
+compiler, with the ``gpu`` extra, it runs the README's quick start.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import re
 import subprocess
 import sys
+import tarfile
+import textwrap
 import zipfile
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+import tomllib
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
 
 from conftest import ROOT
 from dnnl_interop._target import TARGET_ONEDNN
 
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# What a user's shell may well have, and what would hide a missing step if it leaked in.
+UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
+
+
+@dataclass
+class Built:
+    sdist: Path
+    wheel: Path
+    auditwheel_show: str  # what the script printed after the two paths
+
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)],
-        check=True,
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "build-wheel.sh"), str(out)],
+        env=dict(os.environ, PYTHON=sys.executable),
         capture_output=True,
+        text=True,
         timeout=600,
     )
-    (path,) = out.glob("dnnl_interop-*.whl")
-    return path
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    (sdist,) = out.glob("dnnl_interop-*.tar.gz")
+    (wheel,) = out.glob("dnnl_interop-*.whl")
+    assert done.stdout.splitlines()[:2] == [str(sdist), str(wheel)]
+    return Built(sdist, wheel, "\n".join(done.stdout.splitlines()[2:]))
+
+
+@pytest.fixture(scope="module")
+def wheel(built):
+    return built.wheel
+
+
+# --- one manylinux wheel for every supported CPython ------------------------------
+
+
+def test_the_wheel_is_one_abi3_manylinux_wheel_from_the_lowest_supported_python(wheel):
+    lowest = re.fullmatch(r">=3\.(\d+)", PYPROJECT["requires-python"]).group(1)
+    tag = rf"cp3{lowest}-abi3-manylinux_2_\d+_{platform.machine()}"
+    assert re.fullmatch(rf"dnnl_interop-{PYPROJECT['version']}-{tag}\.whl", wheel.name), wheel.name
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/WHEEL")]
+    assert re.findall(r"^Tag: (.*)$", archive.read(metadata).decode(), re.M) == [wheel.name[:-4].split("-", 2)[2]]
+    # cffi built the extension in the limited API: the stable-ABI file name.
+    assert [n for n in archive.namelist() if re.match(r"dnnl_interop/_ffi.*\.so$", n)] == ["dnnl_interop/_ffi.abi3.so"]
+
+
+# What any manylinux system has (beside the dynamic loader, ld-linux-*); auditwheel
+# copies anything else into the wheel.
+SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0"}
+
+
+def test_auditwheel_finds_the_wheel_manylinux_with_nothing_to_copy_in(built):
+    show = " ".join(built.auditwheel_show.split())
+    assert f'{built.wheel.name} is consistent with the following platform tag: "manylinux_2_' in show, show
+    assert "system-provided shared libraries: libc.so.6 with versions" in show, show
+    names = zipfile.ZipFile(built.wheel).namelist()
+    assert not [n for n in names if ".libs/" in n]  # auditwheel vendored nothing
+
+
+def test_each_native_file_needs_only_the_system_libraries_and_names_no_build_path(wheel, tmp_path):
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    shared = sorted(tmp_path.rglob("*.so"))
+    assert [str(p.relative_to(tmp_path)) for p in shared] == [
+        "dnnl_interop/_ffi.abi3.so",
+        "dnnl_interop/testing/libdnnl_interop_emulated_gpu.so",
+        "dnnl_interop/testing/libdnnl_interop_emulated_ze_loader.so",
+    ]
+    for path in shared:
+        with path.open("rb") as f:
+            (dynamic,) = [s for s in ELFFile(f).iter_sections() if isinstance(s, DynamicSection)]
+            tags = [(tag.entry.d_tag, getattr(tag, "needed", None)) for tag in dynamic.iter_tags()]
+        needed = {value for kind, value in tags if kind == "DT_NEEDED" and not value.startswith("ld-linux")}
+        assert needed <= SYSTEM_LIBRARIES, (path.name, needed)  # no libpython, no OpenCL, no libdnnl
+        assert not [kind for kind, _ in tags if kind in ("DT_RPATH", "DT_RUNPATH")], path.name
+
+
+def test_the_sdist_carries_what_building_needs_and_no_tests(built):
+    with tarfile.open(built.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for needed in ("setup.py", "pyproject.toml", "build_ffi.py", "README.md", "dnnl_interop/_cdef.py"):
+        assert needed in names, needed
+    assert {f"headers/{p.name}" for p in (ROOT / "headers").glob("*.h")} <= names
+    assert "dnnl_interop/testing/_emulated_gpu_layer.c" in names
+    assert not [n for n in names if n.startswith("tests/")]
 
 
 def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
@@ -45,7 +133,7 @@ def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
     assert "dnnl_interop/_ffi.pyi" in names  # the types of the compiled module, for type checkers
     assert "dnnl_interop/_args.py" in names
     assert "dnnl_interop/_enums.py" in names
-    headers = {n.rsplit("/", 1)[1] for n in names if n.startswith("dnnl_interop/headers/")}
+    headers = {n.rsplit("/", 1)[1] for n in names if n.startswith("dnnl_interop/headers/") and not n.endswith("/")}
     assert headers == {p.name for p in (ROOT / "headers").glob("*.h")}
 
 
@@ -130,19 +218,78 @@ def test_the_unpacked_wheel_works_away_from_the_source_tree(wheel, tmp_path):
     assert loadable == "True"
 
 
+# --- the extras ------------------------------------------------------------------
+
+
+def test_the_gpu_extra_brings_onednn_pyopencl_and_numpy():
+    extras = PYPROJECT["optional-dependencies"]
+    (gpu,) = extras["gpu"]
+    named = re.fullmatch(r"dnnl-interop\[([\w,]+)\]", gpu).group(1).split(",")
+    brought = [requirement for name in named for requirement in extras[name]]
+    assert [re.match(r"[\w-]+", requirement).group() for requirement in brought] == ["onednn", "pyopencl", "numpy"]
+
+
+def test_the_readme_lists_every_extra_with_what_it_is_for():
+    listed = re.findall(r"^\* `([\w-]+)`: \S", README, re.M)
+    assert sorted(set(listed) & set(PYPROJECT["optional-dependencies"])) == sorted(PYPROJECT["optional-dependencies"])
+
+
+# --- the wheel installed where no compiler is reachable -------------------------
+# The README's quick start (its first CPU and first emulated-GPU blocks, the
+# install-alone block's checks) runs from a fresh virtual environment that has
+# the wheel and its ``gpu`` extra, installed by pip with no build allowed and a
+# ``PATH`` of the environment's bin alone, from a directory away from this checkout.
+
+PYTHON_BLOCK = re.compile(r"<!-- readme-test: ([\w-]+) -->\n\s*```python\n(.*?)```", re.S)
+# Compiler variables a shell may carry: each names a compiler by full path.
+COMPILER_VARIABLES = ("CC", "CXX", "CPP", "LD", "LDSHARED", "LDCXXSHARED")
+NO_COMPILER = """
+import shutil, sys, sysconfig
+names = ("cc", "gcc", "c++", "g++", "clang", "ld", sysconfig.get_config_var("CC").split()[0])
+found = {name: shutil.which(name) for name in names}
+assert not any(found.values()), found
+import dnnl_interop
+print(dnnl_interop.__file__)
+"""
+
+
+def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reachable(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=120)
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(UNSET_PREFIXES) and name not in COMPILER_VARIABLES
+    }
+    env["PATH"] = str(venv / "bin")
+    python = str(venv / "bin" / "python")
+
+    def run(*args, timeout=300):
+        done = subprocess.run([python, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
+        assert done.returncode == 0, f"{args[:3]}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    run("-m", "pip", "install", "--quiet", "--only-binary", ":all:", f"{wheel}[gpu]", timeout=900)
+    assert "No broken requirements found." in run("-m", "pip", "check")
+    assert run("-c", NO_COMPILER).strip().startswith(str(venv / "lib")), "dnnl_interop not from the wheel"
+    assert run("-c", "import numpy, pyopencl, dnnl_interop as d; print(d.Engine.cpu().kind.name)").split() == ["CPU"]
+    assert re.search(r"CPU engine:\s+yes", run("-m", "dnnl_interop", "info"))
+    blocks = PYTHON_BLOCK.findall(README)
+    for kind in ("cpu", "emulated-gpu"):
+        code = next(code for block_kind, code in blocks if block_kind == kind)
+        run("-c", textwrap.dedent(code))
+
+
 # --- the README's install-alone commands, in a plain environment ----------------
-# Here, not in a file of their own: two in-tree builds of this checkout at once
-# (the wheel above, this install) would share its build directory.
+# Here, not in a file of their own: two builds of this checkout at once (the
+# sdist above, this in-tree install) would share its egg-info directory.
 #
 # The ``install-alone`` shell block of README.md runs (``bash -e``) from this
 # checkout with ``HOME`` in a temporary directory (the block's virtual
 # environment goes there) and no OpenCL, oneDNN or binding variable set:
-# ``Engine.cpu()`` must work on what ``pip install ".[onednn]"`` alone brings.
+# ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings.
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
-# What a user's shell may well have, and what would hide a missing step if it leaked in.
-UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
 
 
 def test_the_readme_has_one_install_alone_block():

@@ -83,7 +83,10 @@ def zero_points_arg(arg: int) -> int:
 def _float(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what}: expected a number, got {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int past the largest float
+        raise ValueError(f"{what}: an int too large for a float") from None
 
 
 def _int32(value: object, what: str) -> int:

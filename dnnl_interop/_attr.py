@@ -256,7 +256,7 @@ class PostOps(Owned):
 
 
 def _optional_data_type(value: object) -> DataType:
-    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value)
+    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value, "data_type")
 
 
 class PrimitiveAttr(Owned):

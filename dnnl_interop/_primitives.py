@@ -539,7 +539,7 @@ class LayerNormalizationForwardDesc(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop, eps, flags_ = _prop_kind(prop_kind), _float(epsilon, "epsilon"), _flags(flags)
-        shift_type = data_type(scale_shift_data_type)
+        shift_type = data_type(scale_shift_data_type, "scale_shift_data_type")
         self._create(
             "dnnl_layer_normalization_forward_primitive_desc_create_v2", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False), (stat_desc, "stat_desc", True)],

@@ -229,6 +229,17 @@ _NO_CACHE_BLOBS = (
 )
 # Every named ARG_* index: the execution arguments a descriptor may describe.
 _EXEC_ARG_INDICES = tuple(sorted(set(ARGS.values())))
+# The queries oneDNN answers with a memory descriptor, and those it answers with
+# a 32-bit int (or enum): any other writes a pointer, an int64 or a double where
+# query_md and query_s32 have room for neither.
+_MD_QUERIES = frozenset({
+    Query.SOME_MD, Query.SRC_MD, Query.DIFF_SRC_MD, Query.WEIGHTS_MD, Query.DIFF_WEIGHTS_MD, Query.DST_MD,
+    Query.DIFF_DST_MD, Query.WORKSPACE_MD, Query.SCRATCHPAD_MD, Query.EXEC_ARG_MD,
+})
+_S32_QUERIES = frozenset({
+    Query.PRIMITIVE_KIND, Query.NUM_OF_INPUTS_S32, Query.NUM_OF_OUTPUTS_S32, Query.PROP_KIND, Query.FLAGS,
+    Query.ALG_KIND, Query.AXIS_S32, Query.CELL_KIND, Query.DIRECTION, Query.ACTIVATION_KIND,
+})
 
 
 class PrimitiveDesc(Owned):
@@ -422,11 +433,13 @@ class PrimitiveDesc(Owned):
 
         Raises:
             TypeError: ``what`` is not a Query or ``index`` not an int.
-            ValueError: ``what`` is no query, or ``index`` is negative.
+            ValueError: ``what`` is no query of a memory descriptor, or ``index`` is negative.
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN cannot answer.
         """
         what = enum_argument(what, Query, "what")
+        if what not in _MD_QUERIES:
+            raise ValueError(f"what: Query.{what.name} is not answered with a memory descriptor (Query.SRC_MD, ...)")
         index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else _arg_index(index)
         md = ffi.new("const_dnnl_memory_desc_t *")
         with using((self, PrimitiveDesc, "desc")) as pd:
@@ -505,11 +518,13 @@ class PrimitiveDesc(Owned):
 
         Raises:
             TypeError: ``what`` is not a Query or ``index`` not an int.
-            ValueError: ``what`` is no query, or ``index`` is negative.
+            ValueError: ``what`` is no query of a 32-bit int, or ``index`` is negative.
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN cannot answer.
         """
         what = enum_argument(what, Query, "what")
+        if what not in _S32_QUERIES:
+            raise ValueError(f"what: Query.{what.name} is not answered with a 32-bit int (Query.PROP_KIND, ...)")
         index = count_argument(index, "index")
         out = ffi.new("int *")
         with using((self, PrimitiveDesc, "desc")) as pd:

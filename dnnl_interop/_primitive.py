@@ -6,7 +6,7 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
@@ -54,6 +54,10 @@ class Primitive(Owned):
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._holds = _hold_engines(self, keep)
 
     @property
     def engine(self) -> Engine:
@@ -174,6 +178,20 @@ class Primitive(Owned):
 _primitive_execute = lib.dnnl_primitive_execute
 
 
+def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:
+    """oneDNN primitive descriptors and primitives do not retain their engine
+    (making a primitive, next_impl, the cache blob id use it): ``obj`` is a
+    user of each engine it keeps, whose handle a close then destroys only once
+    ``obj``'s is (see ``_owned``)."""
+    holds: list[tuple[Owned, object]] = []
+    for engine in keep:
+        if isinstance(engine, Engine) and all(engine is not held for held, _ in holds):
+            key = ("engine user", id(obj))
+            engine._use(key)
+            holds.append((engine, key))
+    return tuple(holds)
+
+
 def reorder(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
 ) -> Primitive:
@@ -264,6 +282,10 @@ class PrimitiveDesc(Owned):
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._holds = _hold_engines(self, keep)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(

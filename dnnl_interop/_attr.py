@@ -268,10 +268,18 @@ class PrimitiveAttr(Owned):
         DnnlError: oneDNN cannot make the attributes.
     """
 
-    __slots__ = ()
+    # _quantized: {scales_arg(arg) or zero_points_arg(arg): (mask, groups, data type)}, as
+    # set here. oneDNN answers no query of them, and reads them at execute unchecked:
+    # the primitive descriptors made with these attributes describe them (_exec_args).
+    __slots__ = ("_quantized",)
+    _quantized: dict[int, tuple[int, tuple[int, ...], DataType]]
     _ctype = "dnnl_primitive_attr_t"
     _destroy = lib.dnnl_primitive_attr_destroy
     _destroy_name = "dnnl_primitive_attr_destroy"
+
+    def _adopt(self, handle: CData, keep: tuple[object, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._quantized = {}
 
     def __init__(self) -> None:
         self._refuse_reinit()
@@ -326,6 +334,7 @@ class PrimitiveAttr(Owned):
         arg, mask = _arg_argument(arg), _mask(mask)
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales_mask(attr, arg, mask), "dnnl_primitive_attr_set_scales_mask")
+        self._quantized[ARG_ATTR_SCALES | arg] = (mask, (), DataType.F32)
 
     def set_scales(self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.F32) -> None:
         """As :meth:`set_scales_mask`, with ``groups`` (the innermost dimensions of a
@@ -343,6 +352,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_scales")
+        self._quantized[ARG_ATTR_SCALES | arg] = (mask, found, DataType.F32 if dtype == DataType.UNDEF else dtype)
 
     def set_zero_points_mask(self, arg: int, mask: int) -> None:
         """Shift argument ``arg`` by s32 zero points given at execute as
@@ -358,6 +368,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points_mask(attr, arg, mask),
                   "dnnl_primitive_attr_set_zero_points_mask")
+        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, (), DataType.S32)
 
     def set_zero_points(
         self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.S32
@@ -376,6 +387,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_zero_points")
+        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, found, DataType.S32 if dtype == DataType.UNDEF else dtype)
 
     # --- modes -----------------------------------------------------------------
 

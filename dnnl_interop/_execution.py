@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import _stream
 from ._args import ARGS
+from ._enums import DataType
 from ._ffi import ffi
 from ._library import status_error
 from ._memory import Memory
@@ -27,6 +28,9 @@ _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+# The first item of the layout a primitive expects at its scales and zero points:
+# (VALUES, data type), values of that type read in order, whatever the memory's shape.
+VALUES = "values"
 
 
 class Executable(Protocol):
@@ -160,6 +164,15 @@ def _refuse(
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
     expected = layouts.get(index)
+    if expected is not None and expected[0] == VALUES:  # scales or zero points
+        dtype = expected[1]
+        if memory._layout[0] != dtype or memory._size != sizes[index]:
+            name = dtype.name.lower() if isinstance(dtype, DataType) else dtype
+            raise ValueError(
+                f"{what}: the primitive reads {sizes[index]} bytes of {name} "
+                f"scales or zero points there, in order; the memory is {memory.desc!r}"
+            )
+        return index
     if expected is not None and expected != memory._layout:  # equal but not interned: the same layout
         raise ValueError(
             f"{what}: the memory's layout, {memory.desc!r}, is not the one the primitive computes with "

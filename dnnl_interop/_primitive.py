@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
-from ._enums import PrimitiveKind, Query
-from ._execution import submit
+from ._enums import DataType, PrimitiveKind, Query
+from ._execution import VALUES, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
@@ -275,8 +275,9 @@ class PrimitiveDesc(Owned):
         TypeError: always, when called: make one with :meth:`reorder` or :meth:`from_handle`.
     """
 
-    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives
-    __slots__ = ("_arg_sizes", "_arg_layouts")
+    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
+    # _quantized: the scales and zero points of the attributes it was made with
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_quantized")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _ctype = "dnnl_primitive_desc_t"
@@ -577,7 +578,9 @@ class PrimitiveDesc(Owned):
         attr = ffi.new("const_dnnl_primitive_attr_t *")
         with using((self, PrimitiveDesc, "desc")) as pd:
             check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
-            return PrimitiveAttr._copy_of(attr[0])
+            copy = PrimitiveAttr._copy_of(attr[0])
+        copy._quantized = dict(getattr(self, "_quantized", {}))
+        return copy
 
     def next_impl(self) -> bool:
         """Move to oneDNN's next implementation of the same primitive; False
@@ -592,7 +595,7 @@ class PrimitiveDesc(Owned):
             if status == lib.dnnl_last_impl_reached:
                 return False
             check(status, "dnnl_primitive_desc_next_impl")
-            self._arg_sizes, self._arg_layouts = _exec_args(pd)
+            self._arg_sizes, self._arg_layouts = _exec_args(pd, getattr(self, "_quantized", None))
         return True
 
     @property
@@ -609,10 +612,13 @@ class PrimitiveDesc(Owned):
         return dict(self._arg_sizes)
 
 
-def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]]:
+def _exec_args(
+    pd: CData, quantized: Mapping[int, tuple[int, tuple[int, ...], DataType]] | None = None
+) -> tuple[dict[int, int], dict[int, tuple[object, ...]]]:
     """``({ARG_*: bytes}, {ARG_*: layout})`` of the arguments ``pd`` has a non-empty
     memory descriptor for: the named ``ARG_*`` indices, the ``ARG_MULTIPLE_SRC``/``DST``
-    ranges and the inputs of its binary post-ops."""
+    ranges and the inputs of its binary post-ops; and of the scales and zero points
+    of its attributes, ``quantized`` (see ``PrimitiveAttr._quantized``)."""
     count = ffi.new("int *")
     indices = list(_EXEC_ARG_INDICES)
     for query, base in ((lib.dnnl_query_num_of_inputs_s32, lib.DNNL_ARG_MULTIPLE_SRC),
@@ -631,7 +637,37 @@ def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]
                 desc = MemoryDesc._of(md[0])
                 layouts[index] = desc._layout
                 desc.close()
+    for index, (mask, groups, dtype) in (quantized or {}).items():
+        size = _values_size(pd, index, mask, groups, dtype)
+        if size:
+            sizes[index], layouts[index] = size, (VALUES, dtype)
     return sizes, layouts
+
+
+def _values_size(pd: CData, index: int, mask: int, groups: tuple[int, ...], dtype: DataType) -> int:
+    """The bytes of the scales or zero points oneDNN reads at ``index``: a value for
+    each index of the dimensions ``mask`` selects of the argument they apply to (a
+    group of the last dimensions sharing one)."""
+    md = ffi.new("const_dnnl_memory_desc_t *")
+    arg = index & ~(lib.DNNL_ARG_ATTR_SCALES | lib.DNNL_ARG_ATTR_ZERO_POINTS)
+    check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, arg, md), "dnnl_primitive_desc_query")
+    dims: tuple[int, ...] = ()
+    if md[0] != ffi.NULL:
+        n, found = _ndims(md[0]), ffi.new("dnnl_dims_t **")
+        check(lib.dnnl_memory_desc_query(md[0], lib.dnnl_query_dims, found), "dnnl_memory_desc_query")
+        dims = tuple(found[0][0][0:n])
+    if mask >> len(dims):  # oneDNN 3.13 takes such a mask and reads past the values it implies
+        raise ValueError(
+            f"attr: the mask {mask} of the scales or zero points of args[{arg}] selects a dimension past "
+            f"its {len(dims)}"
+        )
+    count, first_grouped = 1, len(dims) - len(groups)
+    for i, dim in enumerate(dims):
+        if mask >> i & 1:
+            group = groups[i - first_grouped] if i >= first_grouped else 1
+            count *= -(-dim // group) if group > 0 else dim
+    with MemoryDesc((count,), dtype, "a") as values:
+        return values.size
 
 
 def _post_op_inputs(pd: CData) -> list[int]:

@@ -153,13 +153,14 @@ class _Forward(PrimitiveDesc):
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
             if status:
                 raise status_error(status, function, self._refused(status, engine, descs))
+            quantized = dict(getattr(attr, "_quantized", {}))
             try:
-                sizes, layouts = _exec_args(out[0])
+                sizes, layouts = _exec_args(out[0], quantized)
             except BaseException:
                 lib.dnnl_primitive_desc_destroy(out[0])
                 raise
             self._adopt(out[0], keep=(engine,))
-            self._arg_sizes, self._arg_layouts = sizes, layouts
+            self._arg_sizes, self._arg_layouts, self._quantized = sizes, layouts, quantized
 
     def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
         if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):

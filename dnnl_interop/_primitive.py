@@ -756,9 +756,10 @@ def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
         raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
     if not isinstance(stream, Stream):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
-    given = memory.desc
-    if given._layout is desc._layout or given == desc:
-        return memory
+    with using((memory, Memory, "memory"), (desc, MemoryDesc, "desc"), (stream, Stream, "stream")):
+        given = memory.desc  # a closed argument is refused by its name first
+        if given._layout is desc._layout or given == desc:
+            return memory
     if (given.shape, given.data_type) != (desc.shape, desc.data_type):
         raise ValueError(
             f"desc: {desc!r} is not a layout of the memory's shape and data type ({given!r}); a reorder "

@@ -5,7 +5,9 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ._args import ARGS
@@ -130,7 +132,7 @@ class Primitive(Owned):
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
                 sizes, layouts = _exec_args(pd[0])
             else:
-                with using((desc, PrimitiveDesc, "desc")):
+                with using((desc, PrimitiveDesc, "desc")), desc._impl_lock:
                     engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
         except BaseException:
             adoption.cancel()
@@ -276,8 +278,9 @@ class PrimitiveDesc(Owned):
     """
 
     # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
-    # _quantized: the scales and zero points of the attributes it was made with
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_quantized")
+    # _quantized: the scales and zero points of the attributes it was made with;
+    # _impl_lock: held by every call on the handle (see _locked)
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_quantized", "_impl_lock")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _ctype = "dnnl_primitive_desc_t"
@@ -287,6 +290,7 @@ class PrimitiveDesc(Owned):
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         super()._adopt(handle, keep)
         self._holds = _hold_engines(self, keep)
+        self._impl_lock = threading.RLock()
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -408,7 +412,7 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         out = ffi.new("const char **")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_impl_info_str, 0, out), "dnnl_primitive_desc_query")
             if out[0] == ffi.NULL:
                 return ""
@@ -429,7 +433,7 @@ class PrimitiveDesc(Owned):
         """
         size = ffi.new("dnnl_dim_t *")
         pointer = ffi.new("const uint8_t **")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(
                 lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id_size_s64, 0, size),
                 "dnnl_primitive_desc_query",
@@ -465,7 +469,7 @@ class PrimitiveDesc(Owned):
             raise ValueError(f"what: Query.{what.name} is not answered with a memory descriptor (Query.SRC_MD, ...)")
         index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else _arg_index(index)
         md = ffi.new("const_dnnl_memory_desc_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, md), "dnnl_primitive_desc_query")
             if md[0] == ffi.NULL or (lib.dnnl_memory_desc_get_size(md[0]) == 0 and _ndims(md[0]) == 0):
                 return None
@@ -550,7 +554,7 @@ class PrimitiveDesc(Owned):
             raise ValueError(f"what: Query.{what.name} is not answered with a 32-bit int (Query.PROP_KIND, ...)")
         index = count_argument(index, "index")
         out = ffi.new("int *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, out), "dnnl_primitive_desc_query")
         return int(out[0])
 
@@ -563,7 +567,7 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         out = ffi.new("dnnl_primitive_kind_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_primitive_kind, 0, out),
                   "dnnl_primitive_desc_query")
         return PrimitiveKind(out[0])
@@ -576,7 +580,7 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         attr = ffi.new("const_dnnl_primitive_attr_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
             copy = PrimitiveAttr._copy_of(attr[0])
         copy._quantized = dict(getattr(self, "_quantized", {}))
@@ -590,7 +594,7 @@ class PrimitiveDesc(Owned):
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN fails otherwise.
         """
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             status = lib.dnnl_primitive_desc_next_impl(pd)
             if status == lib.dnnl_last_impl_reached:
                 return False
@@ -610,6 +614,15 @@ class PrimitiveDesc(Owned):
         """
         _ = self.handle  # ClosedObjectError once closed
         return dict(self._arg_sizes)
+
+
+@contextmanager
+def _locked(desc: PrimitiveDesc) -> Iterator[CData]:
+    """``using`` the descriptor's handle, holding its lock: next_impl replaces the
+    implementation oneDNN reads in every other call on it (and the layouts its
+    primitives copy), so no two of these calls overlap."""
+    with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:
+        yield pd
 
 
 def _exec_args(
@@ -697,7 +710,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
     out = Primitive._new_out()
-    with use as pd:
+    with use as pd, desc._impl_lock:  # the implementation made is the one whose layouts are copied
         if cache_blob is None:
             check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
         else:

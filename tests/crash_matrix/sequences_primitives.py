@@ -1318,7 +1318,7 @@ def work():
         try:
             got = conv_run(p, conv_pd, dnnl.Stream(eng))
         except ValueError as refusal:  # the descriptor moved on between the primitive and its memories
-            assert "layout" in str(refusal), refusal
+            assert str(refusal).startswith("args["), refusal
             continue
         assert np.allclose(got, conv_ref), "a convolution is wrong"
 join_threads(run_threads([flip, work, work]))

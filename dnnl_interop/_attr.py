@@ -83,7 +83,10 @@ def zero_points_arg(arg: int) -> int:
 def _float(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what}: expected a number, got {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int past the largest float
+        raise ValueError(f"{what}: an int too large for a float") from None
 
 
 def _int32(value: object, what: str) -> int:
@@ -253,7 +256,7 @@ class PostOps(Owned):
 
 
 def _optional_data_type(value: object) -> DataType:
-    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value)
+    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value, "data_type")
 
 
 class PrimitiveAttr(Owned):
@@ -265,10 +268,18 @@ class PrimitiveAttr(Owned):
         DnnlError: oneDNN cannot make the attributes.
     """
 
-    __slots__ = ()
+    # _quantized: {scales_arg(arg) or zero_points_arg(arg): (mask, groups, data type)}, as
+    # set here. oneDNN answers no query of them, and reads them at execute unchecked:
+    # the primitive descriptors made with these attributes describe them (_exec_args).
+    __slots__ = ("_quantized",)
+    _quantized: dict[int, tuple[int, tuple[int, ...], DataType]]
     _ctype = "dnnl_primitive_attr_t"
     _destroy = lib.dnnl_primitive_attr_destroy
     _destroy_name = "dnnl_primitive_attr_destroy"
+
+    def _adopt(self, handle: CData, keep: tuple[object, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._quantized = {}
 
     def __init__(self) -> None:
         self._refuse_reinit()
@@ -323,6 +334,7 @@ class PrimitiveAttr(Owned):
         arg, mask = _arg_argument(arg), _mask(mask)
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales_mask(attr, arg, mask), "dnnl_primitive_attr_set_scales_mask")
+        self._quantized[ARG_ATTR_SCALES | arg] = (mask, (), DataType.F32)
 
     def set_scales(self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.F32) -> None:
         """As :meth:`set_scales_mask`, with ``groups`` (the innermost dimensions of a
@@ -340,6 +352,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_scales")
+        self._quantized[ARG_ATTR_SCALES | arg] = (mask, found, DataType.F32 if dtype == DataType.UNDEF else dtype)
 
     def set_zero_points_mask(self, arg: int, mask: int) -> None:
         """Shift argument ``arg`` by s32 zero points given at execute as
@@ -355,6 +368,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points_mask(attr, arg, mask),
                   "dnnl_primitive_attr_set_zero_points_mask")
+        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, (), DataType.S32)
 
     def set_zero_points(
         self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.S32
@@ -373,6 +387,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_zero_points")
+        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, found, DataType.S32 if dtype == DataType.UNDEF else dtype)
 
     # --- modes -----------------------------------------------------------------
 

@@ -7,18 +7,19 @@ Every execute goes through :func:`submit`: ``Primitive.execute``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import _stream
 from ._args import ARGS
+from ._enums import DataType
 from ._ffi import ffi
 from ._library import status_error
 from ._memory import Memory
 from ._owned import Owned
 from ._runtime import ENGINE_NAMES
 from ._stream import Stream
-from .errors import ClosedObjectError, InvalidArgumentsError
+from .errors import ClosedObjectError, InvalidArgumentsError, Status
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -27,6 +28,9 @@ _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+# The first item of the layout a primitive expects at its scales and zero points:
+# (VALUES, data type), values of that type read in order, whatever the memory's shape.
+VALUES = "values"
 
 
 class Executable(Protocol):
@@ -85,6 +89,7 @@ def submit(
         primitive._users[sid] = epoch
         pending[id(primitive)] = primitive
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
+        described = 0  # how many of the arguments the primitive describes are given
         for index, memory in items:
             if memory is None:
                 entries.append((_arg_index(index), _NULL))
@@ -98,6 +103,8 @@ def submit(
                 ) from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
+            if layout is not None:
+                described += 1
             if (handle is None or type(index) is not int or memory._size < sizes.get(index, 0)
                     or (layout is not None and layout is not memory._layout)):
                 index = _refuse(index, memory, sizes, layouts)
@@ -116,6 +123,8 @@ def submit(
                     _arg_index(index)
                 raise
             stream._last = (entries, c_args)
+        if described != len(layouts):  # oneDNN counts neither the scratchpad nor scales: it would crash
+            raise _missing(name, layouts, items)
         status = call(c_primitive, c_stream, len(entries), c_args)
         if status:
             raise _explain(status, name, primitive, stream, list(items), runtime)
@@ -155,6 +164,15 @@ def _refuse(
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
     expected, given = layouts.get(index), memory._layout
+    if expected is not None and expected[0] == VALUES:  # scales or zero points
+        dtype = expected[1]
+        if given[0] != dtype or memory._size != sizes[index]:
+            name = dtype.name.lower() if isinstance(dtype, DataType) else dtype
+            raise ValueError(
+                f"{what}: the primitive reads {sizes[index]} bytes of {name} "
+                f"scales or zero points there, in order; the memory is {memory.desc!r}"
+            )
+        return index
     # Refused: the same shape and data type in another layout (oneDNN would read
     # the data in its own layout: garbage). Accepted: the same layout not
     # interned, and a memory of another shape large enough (read as the
@@ -184,14 +202,6 @@ def _explain(
     error = status_error(status, name)
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
-    aliases: dict[int, list[str]] = {}
-    for key, value in sorted(ARGS.items()):
-        aliases.setdefault(value, []).append(key)
-
-    def arg(index: int) -> str:
-        names = aliases.get(index) or [_attr_arg_name(index)]
-        return f"args[{index}] ({', '.join(names)})"
-
     engine = stream.engine
     if runtime is not None and engine._runtime != runtime:
         detail = (
@@ -202,15 +212,23 @@ def _explain(
     engines = primitive._keep
     if engine not in engines:
         return status_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
-    given = {index for index, memory in items if memory is not None}
-    missing = [index for index in primitive._arg_sizes if index not in given]
-    if missing:
-        wanted = " and ".join(arg(i) for i in missing)
-        return status_error(status, name, f"args: the primitive needs {wanted}, not given")
     for index, memory in items:
         if memory is not None and memory.engine not in engines:
-            return status_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
+            return status_error(status, name, f"{_arg_name(index)}: the memory is on another engine than the primitive")
     return error
+
+
+def _missing(name: str, described: Mapping[int, object], items: Iterable[tuple[int, Memory | None]]) -> Exception:
+    """The error for an execute without (or with None for) an argument the primitive describes."""
+    given = {index for index, memory in items if memory is not None}
+    wanted = " and ".join(_arg_name(index) for index in described if index not in given)
+    return status_error(Status.INVALID_ARGUMENTS, name, f"args: the primitive needs {wanted}, not given")
+
+
+def _arg_name(index: int) -> str:
+    """``args[1] (ARG_SRC, ARG_SRC_0, ...)``: an execute argument and the names it has."""
+    names = sorted(key for key, value in ARGS.items() if value == index) or [_attr_arg_name(index)]
+    return f"args[{index}] ({', '.join(names)})"
 
 
 def _attr_arg_name(index: int) -> str:

@@ -5,15 +5,17 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
-from ._enums import PrimitiveKind, Query
-from ._execution import BoundExecution, submit
+from ._enums import DataType, PrimitiveKind, Query
+from ._execution import VALUES, BoundExecution, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
@@ -56,9 +58,12 @@ class Primitive(Owned):
     _arg_layouts: dict[int, tuple[object, ...]]
     _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
+    _destroy = lib.dnnl_primitive_destroy
+    _destroy_name = "dnnl_primitive_destroy"
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         super()._adopt(handle, keep)
+        self._holds = _hold_engines(self, keep)
         self._scratchpads = None
 
     def _with_scratchpad(self, stream: Stream, args: Mapping[int, Memory | None]) -> Mapping[int, Memory | None]:
@@ -74,8 +79,6 @@ class Primitive(Owned):
             desc = self._kept(-1)  # the scratchpad's descriptor, kept last
             memory = scratchpads[stream] = Memory(desc, self.engine)
         return {**args, lib.DNNL_ARG_SCRATCHPAD: memory}
-    _destroy = lib.dnnl_primitive_destroy
-    _destroy_name = "dnnl_primitive_destroy"
 
     @property
     def engine(self) -> Engine:
@@ -148,7 +151,7 @@ class Primitive(Owned):
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
                 sizes, layouts = _exec_args(pd[0])
             else:
-                with using((desc, PrimitiveDesc, "desc")):
+                with using((desc, PrimitiveDesc, "desc")), desc._impl_lock:
                     engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
         except BaseException:
             adoption.cancel()
@@ -211,6 +214,20 @@ class Primitive(Owned):
 _primitive_execute = lib.dnnl_primitive_execute
 
 
+def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:
+    """oneDNN primitive descriptors and primitives do not retain their engine
+    (making a primitive, next_impl, the cache blob id use it): ``obj`` is a
+    user of each engine it keeps, whose handle a close then destroys only once
+    ``obj``'s is (see ``_owned``)."""
+    holds: list[tuple[Owned, object]] = []
+    for engine in keep:
+        if isinstance(engine, Engine) and all(engine is not held for held, _ in holds):
+            key = ("engine user", id(obj))
+            engine._use(key)
+            holds.append((engine, key))
+    return tuple(holds)
+
+
 def reorder(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
 ) -> Primitive:
@@ -266,6 +283,17 @@ _NO_CACHE_BLOBS = (
 )
 # Every named ARG_* index: the execution arguments a descriptor may describe.
 _EXEC_ARG_INDICES = tuple(sorted(set(ARGS.values())))
+# The queries oneDNN answers with a memory descriptor, and those it answers with
+# a 32-bit int (or enum): any other writes a pointer, an int64 or a double where
+# query_md and query_s32 have room for neither.
+_MD_QUERIES = frozenset({
+    Query.SOME_MD, Query.SRC_MD, Query.DIFF_SRC_MD, Query.WEIGHTS_MD, Query.DIFF_WEIGHTS_MD, Query.DST_MD,
+    Query.DIFF_DST_MD, Query.WORKSPACE_MD, Query.SCRATCHPAD_MD, Query.EXEC_ARG_MD,
+})
+_S32_QUERIES = frozenset({
+    Query.PRIMITIVE_KIND, Query.NUM_OF_INPUTS_S32, Query.NUM_OF_OUTPUTS_S32, Query.PROP_KIND, Query.FLAGS,
+    Query.ALG_KIND, Query.AXIS_S32, Query.CELL_KIND, Query.DIRECTION, Query.ACTIVATION_KIND,
+})
 
 
 class PrimitiveDesc(Owned):
@@ -283,13 +311,20 @@ class PrimitiveDesc(Owned):
         TypeError: always, when called: make one with :meth:`reorder` or :meth:`from_handle`.
     """
 
-    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives
-    __slots__ = ("_arg_sizes", "_arg_layouts")
+    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
+    # _quantized: the scales and zero points of the attributes it was made with;
+    # _impl_lock: held by every call on the handle (see _locked)
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_quantized", "_impl_lock")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
+
+    def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
+        super()._adopt(handle, keep)
+        self._holds = _hold_engines(self, keep)
+        self._impl_lock = threading.RLock()
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -411,7 +446,7 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         out = ffi.new("const char **")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_impl_info_str, 0, out), "dnnl_primitive_desc_query")
             if out[0] == ffi.NULL:
                 return ""
@@ -432,7 +467,7 @@ class PrimitiveDesc(Owned):
         """
         size = ffi.new("dnnl_dim_t *")
         pointer = ffi.new("const uint8_t **")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(
                 lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_cache_blob_id_size_s64, 0, size),
                 "dnnl_primitive_desc_query",
@@ -459,14 +494,16 @@ class PrimitiveDesc(Owned):
 
         Raises:
             TypeError: ``what`` is not a Query or ``index`` not an int.
-            ValueError: ``what`` is no query, or ``index`` is negative.
+            ValueError: ``what`` is no query of a memory descriptor, or ``index`` is negative.
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN cannot answer.
         """
         what = enum_argument(what, Query, "what")
+        if what not in _MD_QUERIES:
+            raise ValueError(f"what: Query.{what.name} is not answered with a memory descriptor (Query.SRC_MD, ...)")
         index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else _arg_index(index)
         md = ffi.new("const_dnnl_memory_desc_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, md), "dnnl_primitive_desc_query")
             if md[0] == ffi.NULL or (lib.dnnl_memory_desc_get_size(md[0]) == 0 and _ndims(md[0]) == 0):
                 return None
@@ -542,14 +579,16 @@ class PrimitiveDesc(Owned):
 
         Raises:
             TypeError: ``what`` is not a Query or ``index`` not an int.
-            ValueError: ``what`` is no query, or ``index`` is negative.
+            ValueError: ``what`` is no query of a 32-bit int, or ``index`` is negative.
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN cannot answer.
         """
         what = enum_argument(what, Query, "what")
+        if what not in _S32_QUERIES:
+            raise ValueError(f"what: Query.{what.name} is not answered with a 32-bit int (Query.PROP_KIND, ...)")
         index = count_argument(index, "index")
         out = ffi.new("int *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, out), "dnnl_primitive_desc_query")
         return int(out[0])
 
@@ -562,7 +601,7 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         out = ffi.new("dnnl_primitive_kind_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_primitive_kind, 0, out),
                   "dnnl_primitive_desc_query")
         return PrimitiveKind(out[0])
@@ -575,9 +614,11 @@ class PrimitiveDesc(Owned):
             DnnlError: oneDNN cannot answer.
         """
         attr = ffi.new("const_dnnl_primitive_attr_t *")
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
-            return PrimitiveAttr._copy_of(attr[0])
+            copy = PrimitiveAttr._copy_of(attr[0])
+        copy._quantized = dict(getattr(self, "_quantized", {}))
+        return copy
 
     def next_impl(self) -> bool:
         """Move to oneDNN's next implementation of the same primitive; False
@@ -587,12 +628,12 @@ class PrimitiveDesc(Owned):
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN fails otherwise.
         """
-        with using((self, PrimitiveDesc, "desc")) as pd:
+        with _locked(self) as pd:
             status = lib.dnnl_primitive_desc_next_impl(pd)
             if status == lib.dnnl_last_impl_reached:
                 return False
             check(status, "dnnl_primitive_desc_next_impl")
-            self._arg_sizes, self._arg_layouts = _exec_args(pd)
+            self._arg_sizes, self._arg_layouts = _exec_args(pd, getattr(self, "_quantized", None))
         return True
 
     @property
@@ -609,10 +650,22 @@ class PrimitiveDesc(Owned):
         return dict(self._arg_sizes)
 
 
-def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]]:
+@contextmanager
+def _locked(desc: PrimitiveDesc) -> Iterator[CData]:
+    """``using`` the descriptor's handle, holding its lock: next_impl replaces the
+    implementation oneDNN reads in every other call on it (and the layouts its
+    primitives copy), so no two of these calls overlap."""
+    with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:
+        yield pd
+
+
+def _exec_args(
+    pd: CData, quantized: Mapping[int, tuple[int, tuple[int, ...], DataType]] | None = None
+) -> tuple[dict[int, int], dict[int, tuple[object, ...]]]:
     """``({ARG_*: bytes}, {ARG_*: layout})`` of the arguments ``pd`` has a non-empty
     memory descriptor for: the named ``ARG_*`` indices, the ``ARG_MULTIPLE_SRC``/``DST``
-    ranges and the inputs of its binary post-ops."""
+    ranges and the inputs of its binary post-ops; and of the scales and zero points
+    of its attributes, ``quantized`` (see ``PrimitiveAttr._quantized``)."""
     count = ffi.new("int *")
     indices = list(_EXEC_ARG_INDICES)
     for query, base in ((lib.dnnl_query_num_of_inputs_s32, lib.DNNL_ARG_MULTIPLE_SRC),
@@ -631,7 +684,37 @@ def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]
                 desc = MemoryDesc._of(md[0])
                 layouts[index] = desc._layout
                 desc.close()
+    for index, (mask, groups, dtype) in (quantized or {}).items():
+        size = _values_size(pd, index, mask, groups, dtype)
+        if size:
+            sizes[index], layouts[index] = size, (VALUES, dtype)
     return sizes, layouts
+
+
+def _values_size(pd: CData, index: int, mask: int, groups: tuple[int, ...], dtype: DataType) -> int:
+    """The bytes of the scales or zero points oneDNN reads at ``index``: a value for
+    each index of the dimensions ``mask`` selects of the argument they apply to (a
+    group of the last dimensions sharing one)."""
+    md = ffi.new("const_dnnl_memory_desc_t *")
+    arg = index & ~(lib.DNNL_ARG_ATTR_SCALES | lib.DNNL_ARG_ATTR_ZERO_POINTS)
+    check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, arg, md), "dnnl_primitive_desc_query")
+    dims: tuple[int, ...] = ()
+    if md[0] != ffi.NULL:
+        n, found = _ndims(md[0]), ffi.new("dnnl_dims_t **")
+        check(lib.dnnl_memory_desc_query(md[0], lib.dnnl_query_dims, found), "dnnl_memory_desc_query")
+        dims = tuple(found[0][0][0:n])
+    if mask >> len(dims):  # oneDNN 3.13 takes such a mask and reads past the values it implies
+        raise ValueError(
+            f"attr: the mask {mask} of the scales or zero points of args[{arg}] selects a dimension past "
+            f"its {len(dims)}"
+        )
+    count, first_grouped = 1, len(dims) - len(groups)
+    for i, dim in enumerate(dims):
+        if mask >> i & 1:
+            group = groups[i - first_grouped] if i >= first_grouped else 1
+            count *= -(-dim // group) if group > 0 else dim
+    with MemoryDesc((count,), dtype, "a") as values:
+        return values.size
 
 
 def _post_op_inputs(pd: CData) -> list[int]:
@@ -661,7 +744,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
     out = Primitive._new_out()
-    with use as pd:
+    with use as pd, desc._impl_lock:  # the implementation made is the one whose layouts are copied
         if cache_blob is None:
             check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
         else:
@@ -740,9 +823,10 @@ def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
         raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
     if not isinstance(stream, Stream):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
-    given = memory.desc
-    if given._layout is desc._layout or given == desc:
-        return memory
+    with using((memory, Memory, "memory"), (desc, MemoryDesc, "desc"), (stream, Stream, "stream")):
+        given = memory.desc  # a closed argument is refused by its name first
+        if given._layout is desc._layout or given == desc:
+            return memory
     if (given.shape, given.data_type) != (desc.shape, desc.data_type):
         raise ValueError(
             f"desc: {desc!r} is not a layout of the memory's shape and data type ({given!r}); a reorder "

@@ -71,6 +71,14 @@ def _prop_kind(value: object) -> PropKind:
     return kind
 
 
+def _c_int(value: object, what: str) -> int:
+    """A non-negative int that fits the C ``int`` oneDNN takes (an axis, a dimension)."""
+    value = count_argument(value, what)
+    if value >= 2**31:
+        raise ValueError(f"{what}: {value} does not fit a C int")
+    return value
+
+
 def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
     """``values`` as a ``dnnl_dims_t`` of ``count`` ints, each ``minimum`` or more."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
@@ -82,7 +90,7 @@ def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{what}[{i}]: expected an int, got {type(value).__name__}")
         if not minimum <= value < 2**62:
-            raise ValueError(f"{what}[{i}]: {value} is less than {minimum}")
+            raise ValueError(f"{what}[{i}]: {value} is not from {minimum} to 2**62 - 1")
         found.append(value)
     return ffi.new("dnnl_dims_t", found)
 
@@ -145,13 +153,14 @@ class _Forward(PrimitiveDesc):
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
             if status:
                 raise status_error(status, function, self._refused(status, engine, descs))
+            quantized = dict(getattr(attr, "_quantized", {}))
             try:
-                sizes, layouts = _exec_args(out[0])
+                sizes, layouts = _exec_args(out[0], quantized)
             except BaseException:
                 lib.dnnl_primitive_desc_destroy(out[0])
                 raise
             self._adopt(out[0], keep=(engine,))
-            self._arg_sizes, self._arg_layouts = sizes, layouts
+            self._arg_sizes, self._arg_layouts, self._quantized = sizes, layouts, quantized
 
     def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
         if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):
@@ -343,7 +352,7 @@ class SoftmaxForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``algorithm`` or ``prop_kind`` is not one, or ``axis`` is negative.
+        ValueError: ``algorithm`` or ``prop_kind`` is not one, or ``axis`` is negative or past a C int.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the descriptors (an axis past the last).
         UnimplementedError: oneDNN has no implementation here (none on some GPUs).
@@ -364,7 +373,7 @@ class SoftmaxForwardDesc(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
-        axis_ = count_argument(axis, "axis")
+        axis_ = _c_int(axis, "axis")
         self._create(
             "dnnl_softmax_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
@@ -531,7 +540,7 @@ class LayerNormalizationForwardDesc(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop, eps, flags_ = _prop_kind(prop_kind), _float(epsilon, "epsilon"), _flags(flags)
-        shift_type = data_type(scale_shift_data_type)
+        shift_type = data_type(scale_shift_data_type, "scale_shift_data_type")
         self._create(
             "dnnl_layer_normalization_forward_primitive_desc_create_v2", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False), (stat_desc, "stat_desc", True)],
@@ -658,7 +667,7 @@ class ConcatDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``concat_dimension`` is negative.
+        ValueError: ``concat_dimension`` is negative or past the sources' last dimension.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -676,8 +685,11 @@ class ConcatDesc(_Forward):
         dst_desc: MemoryDesc | None = None,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        dim = count_argument(concat_dimension, "concat_dimension")
+        dim = _c_int(concat_dimension, "concat_dimension")
         sources = _descs_list(src_descs, "src_descs")
+        ndim = min(desc.ndim for desc in sources)
+        if dim >= ndim:  # oneDNN 3.13 divides by zero (SIGFPE) on one past the last
+            raise ValueError(f"concat_dimension: {dim}, but the sources have {ndim} dimensions")
         self._create(
             "dnnl_concat_primitive_desc_create", engine, attr,
             [(dst_desc, "dst_desc", True), *((d, f"src_descs[{i}]", False) for i, d in enumerate(sources))],
@@ -789,7 +801,7 @@ class ShuffleForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``axis`` or ``group_size`` is negative.
+        ValueError: ``axis`` or ``group_size`` is negative (``axis`` past a C int).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the axis not a multiple of the group).
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -810,7 +822,7 @@ class ShuffleForwardDesc(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop = _prop_kind(prop_kind)
-        axis_, group = count_argument(axis, "axis"), count_argument(group_size, "group_size")
+        axis_, group = _c_int(axis, "axis"), count_argument(group_size, "group_size")
         self._create(
             "dnnl_shuffle_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],

@@ -42,23 +42,24 @@ NUMPY_TYPES: dict[DataType, NumpyType] = {
 _BY_NUMPY_NAME = {numpy_type.name: data_type for data_type, numpy_type in NUMPY_TYPES.items()}
 
 
-def data_type(dtype: object) -> DataType:
+def data_type(dtype: object, what: str = "dtype") -> DataType:
     """``dtype`` as a :class:`DataType`: a DataType, its name ("f32", "bf16")
-    or anything ``numpy.dtype`` accepts with a oneDNN counterpart."""
+    or anything ``numpy.dtype`` accepts with a oneDNN counterpart; ``what``
+    names the argument in errors."""
     if isinstance(dtype, DataType):
         return dtype
     if isinstance(dtype, str) and dtype.upper() in DataType.__members__:
         return DataType[dtype.upper()]
     if dtype is None or isinstance(dtype, (bool, int, float)):  # numpy reads None as float64
-        raise TypeError(f"dtype: expected a data type (a DataType, 'f32', numpy.float32, ...), got {dtype!r}")
+        raise TypeError(f"{what}: expected a data type (a DataType, 'f32', numpy.float32, ...), got {dtype!r}")
     import numpy  # only needed for numpy-style dtypes
 
     try:
         name = numpy.dtype(dtype).name  # type: ignore[call-overload]  # not a dtype: TypeError
     except TypeError as exc:
-        raise TypeError(f"dtype: {exc}") from None
+        raise TypeError(f"{what}: {exc}") from None
     if name not in _BY_NUMPY_NAME:
-        raise TypeError(f"dtype: {name} has no oneDNN data type")
+        raise TypeError(f"{what}: {name} has no oneDNN data type")
     return _BY_NUMPY_NAME[name]
 
 

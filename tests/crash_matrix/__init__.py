@@ -15,7 +15,10 @@ by signal, never a hang.
 * ``sequences_objects``: copies and pickles, closed objects and their
   children, objects of another engine, context or runtime, results the
   issue found silently wrong;
-* ``sequences_loader``: ``load_library`` pointed at what is not a library.
+* ``sequences_loader``: ``load_library`` pointed at what is not a library;
+* ``sequences_primitives``: the forward primitives, every kind × each
+  argument × bad values, and misuse of attributes, post-ops, scales, layouts
+  oneDNN chose, ``reordered``, descriptor queries, closing and threads.
 
 Each case names the library its process binds: ``real`` (oneDNN 3.13, CPU
 engine), ``emulated`` (real oneDNN's OpenCL GPU engine on the emulated GPU of
@@ -45,6 +48,7 @@ def all_cases() -> list[Case]:
         sequences_lifetime,
         sequences_loader,
         sequences_objects,
+        sequences_primitives,
         sequences_threads,
     )
 
@@ -54,6 +58,7 @@ def all_cases() -> list[Case]:
         + sequences_threads.cases()
         + sequences_objects.cases()
         + sequences_loader.cases()
+        + sequences_primitives.cases()
     )
     names = [case.name for case in cases]
     duplicates = sorted({name for name in names if names.count(name) > 1})

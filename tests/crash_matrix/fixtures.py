@@ -170,6 +170,83 @@ def fork_and_wait(child, timeout=10.0):
 ''',
 )
 
+# --- forward primitives on the CPU engine (sequences_primitives) ------------------
+# Values chosen so that every product and sum is exact in float32.
+_fixture("mm_x", "mm_x = (np.arange(32, dtype=np.float32).reshape(4, 8) % 7) / 4")
+_fixture("mm_w", "mm_w = (np.arange(128, dtype=np.float32).reshape(8, 16) % 5) / 2")
+_fixture("mm_ref", "mm_ref = mm_x @ mm_w")
+_fixture("mm_out", "mm_out = np.zeros((4, 16), np.float32)")
+_fixture("mm_src_md", 'mm_src_md = dnnl.MemoryDesc((4, 8), "float32", "ab")')
+_fixture("mm_wei_md", 'mm_wei_md = dnnl.MemoryDesc((8, 16), "float32", "ab")')
+_fixture("mm_dst_md", 'mm_dst_md = dnnl.MemoryDesc((4, 16), "float32", "ab")')
+_fixture("mm_pd", "mm_pd = dnnl.MatmulDesc(eng, mm_src_md, mm_wei_md, mm_dst_md)")
+_fixture("mm_prim", "mm_prim = dnnl.Primitive(mm_pd)")
+_fixture("mm_src", "mm_src = dnnl.Memory(mm_src_md, eng, mm_x)")
+_fixture("mm_wei", "mm_wei = dnnl.Memory(mm_wei_md, eng, mm_w)")
+_fixture("mm_dst", "mm_dst = dnnl.Memory(mm_dst_md, eng, mm_out)")
+_fixture("mm_args", "mm_args = {dnnl.ARG_SRC: mm_src, dnnl.ARG_WEIGHTS: mm_wei, dnnl.ARG_DST: mm_dst}")
+_fixture("md4", 'md4 = dnnl.MemoryDesc((1, 4, 4, 4), "float32", "abcd")')
+_fixture("closed_md4", 'closed_md4 = dnnl.MemoryDesc((1, 4, 4, 4), "float32", "abcd"); closed_md4.close()')
+_fixture("attr", "attr = dnnl.PrimitiveAttr()")
+_fixture("closed_attr", "closed_attr = dnnl.PrimitiveAttr(); closed_attr.close()")
+_fixture("post_ops", "post_ops = dnnl.PostOps()")
+_fixture("closed_post_ops", "closed_post_ops = dnnl.PostOps(); closed_post_ops.close()")
+_fixture("conv_x", "conv_x = (np.arange(192, dtype=np.float32).reshape(1, 3, 8, 8) % 5) / 4")
+_fixture("conv_k", "conv_k = (np.arange(216, dtype=np.float32).reshape(8, 3, 3, 3) % 3) / 2")
+_fixture(
+    "conv_ref",
+    "windows = np.lib.stride_tricks.sliding_window_view(conv_x[0], (3, 3), axis=(1, 2))\n"
+    "conv_ref = np.einsum('chwij,ocij->ohw', windows, conv_k)[None]",
+)
+_fixture(
+    "conv_plain_mds",
+    'conv_plain_mds = (dnnl.MemoryDesc((1, 3, 8, 8), "float32", "abcd"), '
+    'dnnl.MemoryDesc((8, 3, 3, 3), "float32", "abcd"), dnnl.MemoryDesc((1, 8, 6, 6), "float32", "abcd"))',
+)
+_fixture(
+    "conv_pd",
+    """
+conv_pd = dnnl.ConvolutionForwardDesc(
+    eng, dnnl.MemoryDesc((1, 3, 8, 8), "float32", "any"), dnnl.MemoryDesc((8, 3, 3, 3), "float32", "any"),
+    dnnl.MemoryDesc((1, 8, 6, 6), "float32", "any"), (1, 1), (0, 0), (0, 0))
+""",
+)
+_fixture("conv_prim", "conv_prim = dnnl.Primitive(conv_pd)")
+_fixture("conv_src_plain", "conv_src_plain = dnnl.Memory(conv_plain_mds[0], eng, conv_x)")
+_fixture("conv_wei_plain", "conv_wei_plain = dnnl.Memory(conv_plain_mds[1], eng, conv_k)")
+_fixture("conv_out", "conv_out = np.zeros((1, 8, 6, 6), np.float32)")
+_fixture("conv_dst_plain", "conv_dst_plain = dnnl.Memory(conv_plain_mds[2], eng, conv_out)")
+_fixture(
+    "conv_run",
+    '''
+def conv_run(primitive, pd, stream, src=None, weights=None, dst=None):
+    """Execute the convolution on memories in the layouts pd chose (reordered from the
+    plain ones where not given): its result, back in plain nchw."""
+    src = src if src is not None else dnnl.reordered(conv_src_plain, pd.src_desc(), stream)
+    weights = weights if weights is not None else dnnl.reordered(conv_wei_plain, pd.weights_desc(), stream)
+    dst = dst if dst is not None else dnnl.Memory(pd.dst_desc(), pd.engine)
+    primitive.execute(stream, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst})
+    back = np.zeros((1, 8, 6, 6), np.float32)
+    dnnl.reorder(dst.desc, conv_plain_mds[2], pd.engine).execute(
+        stream, {dnnl.ARG_FROM: dst, dnnl.ARG_TO: dnnl.Memory(conv_plain_mds[2], pd.engine, back)})
+    stream.wait()
+    return back
+''',
+)
+_fixture(
+    "run_pd",
+    '''
+def run_pd(pd, stream=None):
+    """Make pd's primitive and execute it once on new memories of every argument pd
+    describes, in the layouts it chose; those memories."""
+    stream = stream if stream is not None else strm
+    memories = {arg: dnnl.Memory(pd.arg_desc(arg), pd.engine) for arg in pd.arg_sizes}
+    dnnl.Primitive(pd).execute(stream, memories)
+    stream.wait()
+    return memories
+''',
+)
+
 # --- real OpenCL objects (pyopencl; no oneDNN needed) ---------------------------
 _fixture(
     "pocl_dev",

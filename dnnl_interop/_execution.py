@@ -173,11 +173,10 @@ def _refuse(
                 f"scales or zero points there, in order; the memory is {memory.desc!r}"
             )
         return index
-    # Refused: the same shape and data type in another layout (oneDNN would read
-    # the data in its own layout: garbage). Accepted: the same layout not
-    # interned, and a memory of another shape large enough (read as the
-    # primitive's own descriptor, as oneDNN does).
-    if expected is not None and expected != given and expected[:2] == given[:2]:
+    # Another layout (shape, data type or blocking) is refused: oneDNN would
+    # read the data as its own layout and compute garbage. Equal layouts not
+    # interned (see MemoryDesc) are the same layout.
+    if expected is not None and expected != given:
         raise ValueError(
             f"{what}: the memory's layout, {memory.desc!r}, is not the one the primitive computes with "
             f"there; oneDNN would read it as that layout and compute garbage. Give a memory of "

@@ -177,15 +177,25 @@ def test_executing_memory_without_buffer_or_too_small_is_refused_before_c(real_d
     assert done.stdout.split() == ["ValueError", "True"] * 4
 
 
-def test_a_memory_larger_than_the_primitive_needs_is_accepted(engine, stream):
+def test_a_memory_of_another_shape_is_refused_even_when_large_enough(engine, stream):
+    # oneDNN would read a (4, 4) memory as the primitive's (2, 2): elements
+    # (1, 0) and (1, 1) would be the memory's (0, 2) and (0, 3). Refused since
+    # execute compares layouts; a sub-block is described by its own strides.
     desc, larger = dnnl.MemoryDesc((2, 2), "f32", "ab"), dnnl.MemoryDesc((4, 4), "f32", "ab")
     array, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
     with dnnl.Memory(larger, engine, array) as src, dnnl.Memory(larger, engine, out) as dst, \
             dnnl.reorder(desc, desc, engine) as primitive:
+        with pytest.raises(ValueError, match=r"args\[1\]: the memory's layout, MemoryDesc\(\(4, 4\), f32, 'ab'\), "
+                                             r"is not the one the primitive computes with"):
+            primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    block = dnnl.MemoryDesc((2, 2), "f32", strides=(4, 1))  # the top-left 2x2 block of the 4x4 array
+    out[...] = 0
+    with dnnl.Memory(block, engine, array) as src, dnnl.Memory(block, engine, out) as dst, \
+            dnnl.reorder(block, block, engine) as primitive:
         primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
         stream.wait()
-    np.testing.assert_array_equal(out[:4], array[:4])  # the primitive's 2x2 elements
-    assert not out[4:].any()
+    np.testing.assert_array_equal(out.reshape(4, 4)[:2, :2], array.reshape(4, 4)[:2, :2])
+    assert not out.reshape(4, 4)[2:].any() and not out.reshape(4, 4)[:, 2:].any()
 
 
 def test_a_memory_given_a_buffer_later_executes(engine, stream):

@@ -149,12 +149,14 @@ def _refuse(
             f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
             "(set_data_handle, ocl.set_mem_object) before executing"
         )
-    if memory._size < sizes.get(index, 0):
+    expected = layouts.get(index)
+    # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
+    # memory where oneDNN chose a padded blocked one is smaller), and that error names the fix.
+    if memory._size < sizes.get(index, 0) and (expected is None or expected[:2] != memory._layout[:2]):
         raise ValueError(
             f"{what}: the memory holds {memory._size} bytes, the primitive "
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
-    expected = layouts.get(index)
     if expected is not None and expected != memory._layout:  # equal but not interned: the same layout
         raise ValueError(
             f"{what}: the memory's layout, {memory.desc!r}, is not the one the primitive computes with "

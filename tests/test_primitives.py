@@ -1044,6 +1044,26 @@ def test_format_any_gives_blocked_convolution_weights_and_refuses_plain_ones(eng
     np.testing.assert_allclose(dst.values, expected, rtol=1e-5, atol=1e-5)
 
 
+def test_format_any_matmul_weights_are_blocked_and_a_plain_memory_is_refused_with_the_fix(engine, stream):
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(-1, 1, (4, 8)), rng.uniform(-1, 1, (8, 100))
+    src, weights, dst = tensor(a, "f32"), tensor(b, "f32"), output((4, 100), "f32")
+    with src.desc() as s, dnnl.MemoryDesc(b.shape, "f32", "any") as w, dst.desc() as d, \
+            dnnl.MatmulDesc(engine, s, w, d) as pd, pd.weights_desc() as chosen, dnnl.Primitive(pd) as primitive, \
+            dnnl.Memory(s, engine, src.array) as src_memory, dnnl.Memory(d, engine, dst.array) as dst_memory, \
+            desc_of(weights.array, "f32") as plain_desc, dnnl.Memory(plain_desc, engine, weights.array) as plain:
+        assert _is_blocked(chosen), chosen  # 'BA16a64b' on AVX-512
+        assert chosen.size > plain.desc.size  # padded: the plain memory is smaller, and still the layout is named
+        with pytest.raises(ValueError, match=r"^args\[33\]: the memory's layout.*dnnl_interop\.reordered\(memory, "):
+            primitive.execute(stream, {dnnl.ARG_SRC: src_memory, dnnl.ARG_WEIGHTS: plain, dnnl.ARG_DST: dst_memory})
+        with dnnl.reordered(plain, chosen, stream) as blocked:
+            assert blocked is not plain and blocked.desc == chosen
+            assert dnnl.reordered(blocked, chosen, stream) is blocked  # already there: nothing to do
+            primitive.execute(stream, {dnnl.ARG_SRC: src_memory, dnnl.ARG_WEIGHTS: blocked, dnnl.ARG_DST: dst_memory})
+            stream.wait()
+    np.testing.assert_allclose(dst.values, a @ b, rtol=1e-5, atol=1e-5)
+
+
 def test_reordered_refuses_another_shape(engine, stream):
     with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.MemoryDesc((3, 2), "f32", "ab") as other, \
             dnnl.Memory(desc, engine) as memory:

@@ -265,7 +265,11 @@ class PrimitiveAttr(Owned):
         DnnlError: oneDNN cannot make the attributes.
     """
 
-    __slots__ = ()
+    # _quantized: the execute arguments the scales and zero points set here add
+    # (scales_arg(arg), zero_points_arg(arg)). oneDNN reads them without checking that
+    # they are given, so execute must (see _execution); oneDNN has no getter for them.
+    __slots__ = ("_quantized",)
+    _quantized: frozenset[int]
     _ctype = "dnnl_primitive_attr_t"
     _destroy = lib.dnnl_primitive_attr_destroy
     _destroy_name = "dnnl_primitive_attr_destroy"
@@ -275,12 +279,15 @@ class PrimitiveAttr(Owned):
         out = self._new_out()
         check(lib.dnnl_primitive_attr_create(out), "dnnl_primitive_attr_create")
         self._adopt(out[0])
+        self._quantized = frozenset()
 
     @classmethod
-    def _copy_of(cls, c_attr: CData) -> PrimitiveAttr:
+    def _copy_of(cls, c_attr: CData, quantized: frozenset[int] = frozenset()) -> PrimitiveAttr:
         out = cls._new_out()
         check(lib.dnnl_primitive_attr_clone(out, c_attr), "dnnl_primitive_attr_clone")
-        return cls._from_handle(out[0])
+        attr = cls._from_handle(out[0])
+        attr._quantized = quantized
+        return attr
 
     # --- post-ops --------------------------------------------------------------
 
@@ -323,6 +330,7 @@ class PrimitiveAttr(Owned):
         arg, mask = _arg_argument(arg), _mask(mask)
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales_mask(attr, arg, mask), "dnnl_primitive_attr_set_scales_mask")
+            self._quantized |= {scales_arg(arg)}
 
     def set_scales(self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.F32) -> None:
         """As :meth:`set_scales_mask`, with ``groups`` (the innermost dimensions of a
@@ -340,6 +348,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_scales")
+            self._quantized |= {scales_arg(arg)}
 
     def set_zero_points_mask(self, arg: int, mask: int) -> None:
         """Shift argument ``arg`` by s32 zero points given at execute as
@@ -355,6 +364,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points_mask(attr, arg, mask),
                   "dnnl_primitive_attr_set_zero_points_mask")
+            self._quantized |= {zero_points_arg(arg)}
 
     def set_zero_points(
         self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.S32
@@ -373,6 +383,7 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points(attr, arg, mask, len(found), dims, int(dtype)),
                   "dnnl_primitive_attr_set_zero_points")
+            self._quantized |= {zero_points_arg(arg)}
 
     # --- modes -----------------------------------------------------------------
 

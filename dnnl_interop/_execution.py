@@ -18,7 +18,7 @@ from ._memory import Memory
 from ._owned import Owned
 from ._runtime import ENGINE_NAMES
 from ._stream import Stream
-from .errors import ClosedObjectError, InvalidArgumentsError
+from .errors import ClosedObjectError, InvalidArgumentsError, Status
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -34,6 +34,7 @@ class Executable(Protocol):
 
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _unchecked: tuple[int, ...]
     _handle: CData | None
     _users: dict[object, int]
     _keep: tuple[Any, ...]
@@ -102,6 +103,9 @@ def submit(
                     or (layout is not None and layout is not memory._layout)):
                 index = _refuse(index, memory, sizes, layouts)
             entries.append((index, handle))
+        for index in primitive._unchecked:  # usually none: a user scratchpad, scales, zero points
+            if index not in args:
+                raise _not_given(index, name)
         if keep:
             stream._deps.extend((epoch, obj) for obj in keep)
         c_primitive = primitive._handle
@@ -182,14 +186,7 @@ def _explain(
     error = status_error(status, name)
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
-    aliases: dict[int, list[str]] = {}
-    for key, value in sorted(ARGS.items()):
-        aliases.setdefault(value, []).append(key)
-
-    def arg(index: int) -> str:
-        names = aliases.get(index) or [_attr_arg_name(index)]
-        return f"args[{index}] ({', '.join(names)})"
-
+    arg = _arg_name
     engine = stream.engine
     if runtime is not None and engine._runtime != runtime:
         detail = (
@@ -209,6 +206,21 @@ def _explain(
         if memory is not None and memory.engine not in engines:
             return status_error(status, name, f"{arg(index)}: the memory is on another engine than the primitive")
     return error
+
+
+def _not_given(index: int, name: str) -> Exception:
+    """The error for an argument oneDNN would read without checking it is given (through NULL)."""
+    return status_error(
+        Status.INVALID_ARGUMENTS, name,
+        f"args: the primitive needs {_arg_name(index)}, not given (oneDNN would read it all the same "
+        "and crash: refused before the call)",
+    )
+
+
+def _arg_name(index: int) -> str:
+    """``args[i] (ARG_SRC, ...)``: the index and its names."""
+    names = [key for key, value in sorted(ARGS.items()) if value == index] or [_attr_arg_name(index)]
+    return f"args[{index}] ({', '.join(names)})"
 
 
 def _attr_arg_name(index: int) -> str:

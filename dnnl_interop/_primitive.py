@@ -47,10 +47,12 @@ class Primitive(Owned):
         DnnlError: oneDNN refuses to make the primitive (or the blob).
     """
 
-    # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there}
-    __slots__ = ("_arg_sizes", "_arg_layouts")
+    # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there},
+    # the arguments oneDNN reads without checking they are given (see _unchecked_args)
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_unchecked")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _unchecked: tuple[int, ...]
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
     _destroy_name = "dnnl_primitive_destroy"
@@ -125,16 +127,18 @@ class Primitive(Owned):
                       "dnnl_primitive_desc_query")
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
                 sizes, layouts = _exec_args(pd[0])
+                unchecked = _unchecked_args(sizes)
             else:
                 with using((desc, PrimitiveDesc, "desc")):
                     engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
+                    unchecked = desc._unchecked
         except BaseException:
             adoption.cancel()
             raise
 
         def adopt(primitive: Primitive) -> None:
             primitive._adopt(pointer, keep=engines)
-            primitive._arg_sizes, primitive._arg_layouts = sizes, layouts
+            primitive._arg_sizes, primitive._arg_layouts, primitive._unchecked = sizes, layouts, unchecked
 
         return adoption.finish(cls, adopt)
 
@@ -246,10 +250,12 @@ class PrimitiveDesc(Owned):
         TypeError: always, when called: make one with :meth:`reorder` or :meth:`from_handle`.
     """
 
-    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives
-    __slots__ = ("_arg_sizes", "_arg_layouts")
+    # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, and those oneDNN reads
+    # without checking they are given (see _unchecked_args), copied by its primitives
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_unchecked")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _unchecked: tuple[int, ...]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
@@ -268,7 +274,7 @@ class PrimitiveDesc(Owned):
                 lib.dnnl_primitive_desc_destroy(handle)
             raise
         desc = cls._from_handle(handle, keep=engines)
-        desc._arg_sizes, desc._arg_layouts = sizes, layouts
+        desc._arg_sizes, desc._arg_layouts, desc._unchecked = sizes, layouts, _unchecked_args(sizes)
         return desc
 
     @classmethod
@@ -290,6 +296,7 @@ class PrimitiveDesc(Owned):
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
         desc._arg_sizes = sizes
         desc._arg_layouts = {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout}
+        desc._unchecked = ()
         return desc
 
     @classmethod
@@ -351,7 +358,7 @@ class PrimitiveDesc(Owned):
 
         def adopt(desc: PrimitiveDesc) -> None:
             desc._adopt(pd, keep=(engine,))
-            desc._arg_sizes, desc._arg_layouts = sizes, layouts
+            desc._arg_sizes, desc._arg_layouts, desc._unchecked = sizes, layouts, _unchecked_args(sizes)
 
         return adoption.finish(cls, adopt)
 
@@ -540,7 +547,7 @@ class PrimitiveDesc(Owned):
         attr = ffi.new("const_dnnl_primitive_attr_t *")
         with using((self, PrimitiveDesc, "desc")) as pd:
             check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
-            return PrimitiveAttr._copy_of(attr[0])
+            return PrimitiveAttr._copy_of(attr[0], _quantized(self._unchecked))
 
     def next_impl(self) -> bool:
         """Move to oneDNN's next implementation of the same primitive; False
@@ -556,6 +563,7 @@ class PrimitiveDesc(Owned):
                 return False
             check(status, "dnnl_primitive_desc_next_impl")
             self._arg_sizes, self._arg_layouts = _exec_args(pd)
+            self._unchecked = _unchecked_args(self._arg_sizes, _quantized(self._unchecked))
         return True
 
     @property
@@ -597,6 +605,17 @@ def _exec_args(pd: CData) -> tuple[dict[int, int], dict[int, tuple[object, ...]]
     return sizes, layouts
 
 
+def _unchecked_args(sizes: Mapping[int, int], quantized: frozenset[int] = frozenset()) -> tuple[int, ...]:
+    """The execute arguments oneDNN reads without checking they are given (it reads through
+    NULL and crashes): ``quantized``, the scales and zero points the attributes added, and
+    ``ARG_SCRATCHPAD`` when the descriptor has one (a user scratchpad)."""
+    return (*sorted(quantized), *((lib.DNNL_ARG_SCRATCHPAD,) if lib.DNNL_ARG_SCRATCHPAD in sizes else ()))
+
+
+def _quantized(unchecked: tuple[int, ...]) -> frozenset[int]:
+    return frozenset(arg for arg in unchecked if arg != lib.DNNL_ARG_SCRATCHPAD)
+
+
 def _post_op_inputs(pd: CData) -> list[int]:
     """The execute arguments of the inputs of ``pd``'s binary post-ops."""
     if not has_function("dnnl_primitive_desc_get_attr"):
@@ -633,6 +652,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
         primitive._adopt(out[0], keep=desc._keep)
         primitive._arg_sizes, primitive._arg_layouts = desc._arg_sizes, desc._arg_layouts
+        primitive._unchecked = desc._unchecked
 
 
 def _primitive_cache_blob(primitive: Primitive) -> bytes:

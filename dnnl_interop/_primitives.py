@@ -28,7 +28,7 @@ from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory_desc import MemoryDesc
 from ._owned import using
-from ._primitive import PrimitiveDesc, _exec_args
+from ._primitive import PrimitiveDesc, _exec_args, _unchecked_args
 from ._validate import count_argument, data_type, enum_argument
 from .errors import Status
 
@@ -152,6 +152,7 @@ class _Forward(PrimitiveDesc):
                 raise
             self._adopt(out[0], keep=(engine,))
             self._arg_sizes, self._arg_layouts = sizes, layouts
+            self._unchecked = _unchecked_args(sizes, attr._quantized if attr is not None else frozenset())
 
     def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
         if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):

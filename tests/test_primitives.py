@@ -1161,6 +1161,32 @@ def test_mismatched_dimensions_are_refused_with_every_descriptor_named(engine):
         dnnl.ConvolutionForwardDesc(engine, src, weights, dst, [1, 1], [0, 0], [0, 0])
 
 
+@pytest.mark.parametrize(("kind", "wrong"), [
+    ("eltwise", AlgKind.BINARY_ADD), ("softmax", AlgKind.ELTWISE_EXP), ("binary", AlgKind.ELTWISE_RELU),
+    ("pooling", AlgKind.REDUCTION_MAX), ("reduction", AlgKind.POOLING_MAX), ("resampling", AlgKind.POOLING_MAX),
+    ("lrn", AlgKind.SOFTMAX_ACCURATE), ("convolution", AlgKind.DECONVOLUTION_DIRECT),
+    ("deconvolution", AlgKind.CONVOLUTION_DIRECT),
+])
+def test_an_algorithm_of_another_primitive_is_named(engine, kind, wrong):
+    src, weights, dst = _descs((1, 2, 4, 4), (2, 2, 1, 1), (1, 2, 4, 4))
+    make = {
+        "eltwise": lambda: dnnl.EltwiseForwardDesc(engine, wrong, src, dst),
+        "softmax": lambda: dnnl.SoftmaxForwardDesc(engine, wrong, src, dst, 1),
+        "binary": lambda: dnnl.BinaryDesc(engine, wrong, src, src, dst),
+        "pooling": lambda: dnnl.PoolingForwardDesc(engine, wrong, src, dst, [1, 1], [1, 1], [0, 0], [0, 0]),
+        "reduction": lambda: dnnl.ReductionDesc(engine, wrong, src, dst),
+        "resampling": lambda: dnnl.ResamplingForwardDesc(engine, wrong, src, dst),
+        "lrn": lambda: dnnl.LRNForwardDesc(engine, wrong, src, dst, 3, 1.0, 1.0),
+        "convolution": lambda: dnnl.ConvolutionForwardDesc(engine, src, weights, dst, [1, 1], [0, 0], [0, 0],
+                                                           algorithm=wrong),
+        "deconvolution": lambda: dnnl.DeconvolutionForwardDesc(engine, src, weights, dst, [1, 1], [0, 0], [0, 0],
+                                                               algorithm=wrong),
+    }[kind]
+    with src, weights, dst:
+        with pytest.raises(ValueError, match=rf"^algorithm: {wrong.name} is not an? {kind} algorithm "):
+            make()
+
+
 @pytest.mark.parametrize("prop_kind", [PropKind.BACKWARD, PropKind.BACKWARD_DATA, PropKind.BACKWARD_WEIGHTS,
                                        PropKind.UNDEF])
 def test_a_non_forward_prop_kind_is_named(engine, prop_kind):

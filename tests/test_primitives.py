@@ -206,7 +206,7 @@ def reference_post_ops(post_ops: Sequence[tuple[object, ...]]) -> list[tuple[obj
 #   I  softmax ("jit:") over an axis of one element with a stride other than 1 gives 0, not 1
 #      (and the primitive cache then serves that primitive for the plain layout too);
 #   J  inner product ("brg_matmul") with one output channel reads src as if laid out as the
-#      weights are.
+#      weights are; with "any" for both, oneDNN itself chooses two layouts that differ.
 
 
 def known_wrong(pd: dnnl.PrimitiveDesc) -> bool:
@@ -412,7 +412,7 @@ def test_inner_product_matches_numpy(engine, stream, n, c, o, spatial, types, sr
                                      dst_layout, with_bias, training, data, seed):
     rng = np.random.default_rng(seed)
     src_type, weights_type, dst_type = types
-    assume(not (o == 1 and src_layout != weights_layout))  # oneDNN bug J
+    assume(not (o == 1 and (src_layout != weights_layout or src_layout == "any")))  # oneDNN bug J
     src = tensor(random_values(rng, (n, c, *spatial), src_type, 0, 2), src_type, src_layout)
     weights = tensor(random_values(rng, (o, c, *spatial), weights_type), weights_type, weights_layout)
     bias = tensor(random_values(rng, (o,), "f32"), "f32") if with_bias else None

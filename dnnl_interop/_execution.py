@@ -38,6 +38,7 @@ class Executable(Protocol):
 
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _required: tuple[int, ...]
     _handle: CData | None
     _users: dict[object, int]
     _keep: tuple[Any, ...]
@@ -89,7 +90,6 @@ def submit(
         primitive._users[sid] = epoch
         pending[id(primitive)] = primitive
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
-        described = 0  # how many of the arguments the primitive describes are given
         for index, memory in items:
             if memory is None:
                 entries.append((_arg_index(index), _NULL))
@@ -103,8 +103,6 @@ def submit(
                 ) from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
-            if layout is not None:
-                described += 1
             if (handle is None or type(index) is not int or memory._size < sizes.get(index, 0)
                     or (layout is not None and layout is not memory._layout)):
                 index = _refuse(index, memory, sizes, layouts)
@@ -123,8 +121,9 @@ def submit(
                     _arg_index(index)
                 raise
             stream._last = (entries, c_args)
-        if described != len(layouts):  # oneDNN counts neither the scratchpad nor scales: it would crash
-            raise _missing(name, layouts, items)
+        for index in primitive._required:  # usually none; oneDNN would read these through NULL
+            if args.get(index) is None:
+                raise _missing(name, primitive._required, items)
         status = call(c_primitive, c_stream, len(entries), c_args)
         if status:
             raise _explain(status, name, primitive, stream, list(items), runtime)
@@ -158,12 +157,14 @@ def _refuse(
             f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
             "(set_data_handle, ocl.set_mem_object) before executing"
         )
-    if memory._size < sizes.get(index, 0):
+    expected, given = layouts.get(index), memory._layout
+    # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
+    # memory where oneDNN chose a padded blocked one is smaller), and the layout error names the fix.
+    if memory._size < sizes.get(index, 0) and (expected is None or expected[:2] != given[:2]):
         raise ValueError(
             f"{what}: the memory holds {memory._size} bytes, the primitive "
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
-    expected, given = layouts.get(index), memory._layout
     if expected is not None and expected[0] == VALUES:  # scales or zero points
         dtype = expected[1]
         if given[0] != dtype or memory._size != sizes[index]:
@@ -211,13 +212,16 @@ def _explain(
     engines = primitive._keep
     if engine not in engines:
         return status_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
+    given = {index for index, memory in items if memory is not None}
+    if any(index not in given for index in primitive._arg_sizes):
+        return _missing(name, primitive._arg_sizes, items)
     for index, memory in items:
         if memory is not None and memory.engine not in engines:
             return status_error(status, name, f"{_arg_name(index)}: the memory is on another engine than the primitive")
     return error
 
 
-def _missing(name: str, described: Mapping[int, object], items: Iterable[tuple[int, Memory | None]]) -> Exception:
+def _missing(name: str, described: Iterable[int], items: Iterable[tuple[int, Memory | None]]) -> Exception:
     """The error for an execute without (or with None for) an argument the primitive describes."""
     given = {index for index, memory in items if memory is not None}
     wanted = " and ".join(_arg_name(index) for index in described if index not in given)

@@ -53,9 +53,10 @@ class Primitive(Owned):
     # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there};
     # _scratchpads: with ScratchpadMode.USER, the scratchpad the binding gives
     # each stream that executes it without one of its own (None otherwise).
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_scratchpads")
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_scratchpads")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
     _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
@@ -159,7 +160,7 @@ class Primitive(Owned):
 
         def adopt(primitive: Primitive) -> None:
             primitive._adopt(pointer, keep=engines)
-            primitive._arg_sizes, primitive._arg_layouts = sizes, layouts
+            _set_args(primitive, sizes, layouts)
 
         return adoption.finish(cls, adopt)
 
@@ -314,9 +315,10 @@ class PrimitiveDesc(Owned):
     # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
     # _quantized: the scales and zero points of the attributes it was made with;
     # _impl_lock: held by every call on the handle (see _locked)
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_quantized", "_impl_lock")
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_quantized", "_impl_lock")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
+    _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
@@ -340,7 +342,7 @@ class PrimitiveDesc(Owned):
                 lib.dnnl_primitive_desc_destroy(handle)
             raise
         desc = cls._from_handle(handle, keep=engines)
-        desc._arg_sizes, desc._arg_layouts = sizes, layouts
+        _set_args(desc, sizes, layouts)
         return desc
 
     @classmethod
@@ -361,7 +363,7 @@ class PrimitiveDesc(Owned):
         sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
         desc._arg_sizes = sizes
-        desc._arg_layouts = {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout}
+        _set_args(desc, sizes, {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout})
         return desc
 
     @classmethod
@@ -423,7 +425,7 @@ class PrimitiveDesc(Owned):
 
         def adopt(desc: PrimitiveDesc) -> None:
             desc._adopt(pd, keep=(engine,))
-            desc._arg_sizes, desc._arg_layouts = sizes, layouts
+            _set_args(desc, sizes, layouts)
 
         return adoption.finish(cls, adopt)
 
@@ -633,7 +635,7 @@ class PrimitiveDesc(Owned):
             if status == lib.dnnl_last_impl_reached:
                 return False
             check(status, "dnnl_primitive_desc_next_impl")
-            self._arg_sizes, self._arg_layouts = _exec_args(pd, getattr(self, "_quantized", None))
+            _set_args(self, *_exec_args(pd, getattr(self, "_quantized", None)))
         return True
 
     @property
@@ -753,7 +755,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
         scratchpad = _user_scratchpad(pd)
         primitive._adopt(out[0], keep=desc._keep if scratchpad is None else (*desc._keep, scratchpad))
-        primitive._arg_sizes, primitive._arg_layouts = desc._arg_sizes, desc._arg_layouts
+        _set_args(primitive, desc._arg_sizes, desc._arg_layouts)
         if scratchpad is not None:
             primitive._scratchpads = weakref.WeakKeyDictionary()
 
@@ -837,3 +839,12 @@ def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
     # Not closed here (that would wait): the stream keeps it until the reorder is done.
     reorder(given, desc, engine).execute(stream, {lib.DNNL_ARG_FROM: memory, lib.DNNL_ARG_TO: target})
     return target
+
+
+def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: dict[int, tuple[object, ...]]) -> None:
+    """Record the execute arguments ``obj`` describes: their sizes, layouts, and
+    the ones oneDNN reads without checking they are given (through NULL: a
+    crash), which execute checks first: scales, zero points, a user scratchpad."""
+    obj._arg_sizes, obj._arg_layouts = sizes, layouts
+    obj._required = tuple(index for index, layout in layouts.items()
+                          if layout[0] == VALUES or index == lib.DNNL_ARG_SCRATCHPAD)

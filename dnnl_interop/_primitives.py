@@ -28,7 +28,7 @@ from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory_desc import MemoryDesc
 from ._owned import using
-from ._primitive import PrimitiveDesc, _exec_args
+from ._primitive import PrimitiveDesc, _exec_args, _set_args
 from ._validate import count_argument, data_type, enum_argument
 from .errors import Status
 
@@ -77,6 +77,15 @@ def _c_int(value: object, what: str) -> int:
     if value >= 2**31:
         raise ValueError(f"{what}: {value} does not fit a C int")
     return value
+
+
+def _algorithm(value: object, family: str, kind: str) -> AlgKind:
+    """``value`` as an AlgKind of the primitive's ``family`` (the prefix of its members' names):
+    oneDNN refuses another primitive's with a bare INVALID_ARGUMENTS that names nothing."""
+    alg = enum_argument(value, AlgKind, "algorithm")
+    if not alg.name.startswith(family):
+        raise ValueError(f"algorithm: {alg.name} is not a {kind} algorithm (AlgKind.{family}*)")
+    return alg
 
 
 def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
@@ -160,7 +169,8 @@ class _Forward(PrimitiveDesc):
                 lib.dnnl_primitive_desc_destroy(out[0])
                 raise
             self._adopt(out[0], keep=(engine,))
-            self._arg_sizes, self._arg_layouts, self._quantized = sizes, layouts, quantized
+            _set_args(self, sizes, layouts)
+            self._quantized = quantized
 
     def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
         if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):
@@ -240,6 +250,7 @@ class _ConvolutionLike(_Forward):
     __slots__ = ()
     _function = ""
     _default_algorithm = AlgKind.CONVOLUTION_DIRECT
+    _family = "CONVOLUTION_"
 
     def __init__(
         self,
@@ -258,7 +269,7 @@ class _ConvolutionLike(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop = _prop_kind(prop_kind)
-        alg = enum_argument(self._default_algorithm if algorithm is None else algorithm, AlgKind, "algorithm")
+        alg = _algorithm(self._default_algorithm if algorithm is None else algorithm, self._family, self._kind)
         n = _spatial(src_desc, "src_desc")
         c_strides = _dims(strides, "strides", n, minimum=1)
         c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
@@ -281,7 +292,8 @@ class ConvolutionForwardDesc(_ConvolutionLike):
     Raises:
         TypeError: an argument is of another type.
         ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
-            than the spatial dimensions, or a negative value (a stride below 1).
+            than the spatial dimensions, or a negative value (a stride below 1); or ``algorithm``
+            is not a convolution one (``AlgKind.CONVOLUTION_*``).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -298,7 +310,8 @@ class DeconvolutionForwardDesc(_ConvolutionLike):
     Raises:
         TypeError: an argument is of another type.
         ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
-            than the spatial dimensions, or a negative value (a stride below 1).
+            than the spatial dimensions, or a negative value (a stride below 1); or ``algorithm``
+            is not a deconvolution one (``AlgKind.DECONVOLUTION_*``).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -308,6 +321,7 @@ class DeconvolutionForwardDesc(_ConvolutionLike):
     _kind = "deconvolution"
     _function = "dnnl_deconvolution_forward_primitive_desc_create"
     _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
+    _family = "DECONVOLUTION_"
 
 
 class EltwiseForwardDesc(_Forward):
@@ -316,9 +330,10 @@ class EltwiseForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``algorithm`` or ``prop_kind`` is not one.
+        ValueError: ``algorithm`` is not an eltwise one (``AlgKind.ELTWISE_*``), or ``prop_kind`` not a
+            forward propagation.
         ClosedObjectError: an argument is closed.
-        InvalidArgumentsError: oneDNN refuses the descriptors (another algorithm kind).
+        InvalidArgumentsError: oneDNN refuses the descriptors.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
     """
 
@@ -337,7 +352,7 @@ class EltwiseForwardDesc(_Forward):
         prop_kind: PropKind = _INFERENCE,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "ELTWISE_", "eltwise")
         alpha_, beta_ = _float(alpha, "alpha"), _float(beta, "beta")
         self._create(
             "dnnl_eltwise_forward_primitive_desc_create", engine, attr,
@@ -352,7 +367,8 @@ class SoftmaxForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``algorithm`` or ``prop_kind`` is not one, or ``axis`` is negative or past a C int.
+        ValueError: ``algorithm`` is not a softmax one, ``prop_kind`` not a forward propagation, or
+            ``axis`` is negative or past a C int.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the descriptors (an axis past the last).
         UnimplementedError: oneDNN has no implementation here (none on some GPUs).
@@ -372,7 +388,7 @@ class SoftmaxForwardDesc(_Forward):
         prop_kind: PropKind = _INFERENCE,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "SOFTMAX_", "softmax")
         axis_ = _c_int(axis, "axis")
         self._create(
             "dnnl_softmax_forward_primitive_desc_create", engine, attr,
@@ -388,7 +404,7 @@ class BinaryDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``algorithm`` is not one.
+        ValueError: ``algorithm`` is not a binary one (``AlgKind.BINARY_*``).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (not broadcastable).
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -408,7 +424,7 @@ class BinaryDesc(_Forward):
         src2_desc: MemoryDesc | None = None,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        alg = enum_argument(algorithm, AlgKind, "algorithm")
+        alg = _algorithm(algorithm, "BINARY_", "binary")
         if src2_desc is None:
             self._create(
                 "dnnl_binary_primitive_desc_create", engine, attr,
@@ -431,7 +447,7 @@ class PoolingForwardDesc(_Forward):
     Raises:
         TypeError: an argument is of another type.
         ValueError: a dims argument has another length than the spatial dimensions, or a
-            negative value.
+            negative value, or ``algorithm`` is not a pooling one.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -455,7 +471,7 @@ class PoolingForwardDesc(_Forward):
         prop_kind: PropKind = _INFERENCE,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "POOLING_", "pooling")
         n = _spatial(src_desc, "src_desc")
         c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
         c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
@@ -591,7 +607,7 @@ class ReductionDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``algorithm`` is not one.
+        ValueError: ``algorithm`` is not a reduction one (``AlgKind.REDUCTION_*``).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -611,7 +627,7 @@ class ReductionDesc(_Forward):
         *,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        alg, p_, eps_ = enum_argument(algorithm, AlgKind, "algorithm"), _float(p, "p"), _float(eps, "eps")
+        alg, p_, eps_ = _algorithm(algorithm, "REDUCTION_", "reduction"), _float(p, "p"), _float(eps, "eps")
         self._create(
             "dnnl_reduction_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
@@ -626,7 +642,8 @@ class ResamplingForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``factors`` has another length than the spatial dimensions.
+        ValueError: ``factors`` has another length than the spatial dimensions, or ``algorithm`` is
+            not a resampling one.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -646,7 +663,7 @@ class ResamplingForwardDesc(_Forward):
         prop_kind: PropKind = _INFERENCE,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "RESAMPLING_", "resampling")
         c_factors = ffi.NULL
         if factors is not None:
             n = _spatial(src_desc, "src_desc")
@@ -836,7 +853,7 @@ class LRNForwardDesc(_Forward):
 
     Raises:
         TypeError: an argument is of another type.
-        ValueError: ``local_size`` is negative.
+        ValueError: ``local_size`` is negative, or ``algorithm`` is not an LRN one.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the descriptors.
         UnimplementedError: oneDNN has no implementation for these data types or attributes.
@@ -859,7 +876,7 @@ class LRNForwardDesc(_Forward):
         prop_kind: PropKind = _INFERENCE,
         attr: PrimitiveAttr | None = None,
     ) -> None:
-        prop, alg = _prop_kind(prop_kind), enum_argument(algorithm, AlgKind, "algorithm")
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "LRN_", "lrn")
         size = count_argument(local_size, "local_size")
         alpha_, beta_, k_ = _float(alpha, "alpha"), _float(beta, "beta"), _float(k, "k")
         self._create(

@@ -1123,8 +1123,8 @@ def test_negative_dimensions_and_dims_arguments_are_named(engine):
         conv = dnnl.ConvolutionForwardDesc
         for kwargs, message in [
             (dict(strides=[1], padding_l=[0, 0], padding_r=[0, 0]), r"^strides: 1 values for 2 spatial dimensions"),
-            (dict(strides=[1, 0], padding_l=[0, 0], padding_r=[0, 0]), r"^strides\[1\]: 0 is not from 1 to 2\*\*62 - 1"),
-            (dict(strides=[1, 1], padding_l=[0, -1], padding_r=[0, 0]), r"^padding_l\[1\]: -1 is not from 0 to 2\*\*62 - 1"),
+            (dict(strides=[1, 0], padding_l=[0, 0], padding_r=[0, 0]), r"^strides\[1\]: 0 is not from 1 to"),
+            (dict(strides=[1, 1], padding_l=[0, -1], padding_r=[0, 0]), r"^padding_l\[1\]: -1 is not from 0 to"),
             (dict(strides=[1, 1], padding_l=[0, 0], padding_r=[0, 0], dilates=[-1, 0]), r"^dilates\[0\]: -1"),
         ]:
             with pytest.raises(ValueError, match=message):

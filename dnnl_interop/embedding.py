@@ -65,3 +65,7 @@ def link_args() -> list[str]:
     the system's loader looks for ``libdnnl.so.3`` on its own.
     """
     return [load_library().path]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

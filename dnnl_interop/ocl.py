@@ -24,6 +24,7 @@ from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
 from ._engine import Engine, explain_runtime
 from ._engine_blob import check_engine_cache_blob
+from ._enum_type import EnumType
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes, required_handle, type_name
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 
-class MemoryKind(enum.IntEnum):
+class MemoryKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_ocl_interop_memory_kind_t``."""
 
     USM = OCL_USM
@@ -498,3 +499,7 @@ def make_engine_cached(device: object, context: object, store: CacheBlobStore | 
 
 
 __all__ += ["make_engine_cached"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -227,12 +227,24 @@ def _create_reorder_desc(
             raise status_error(
                 status, "dnnl_reorder_primitive_desc_create",
                 f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
-                f"to {dst_desc!r} on {engine_in_words(dst_engine)}",
+                f"to {dst_desc!r} on {engine_in_words(dst_engine)}{_shapes_differ(src_desc, dst_desc)}",
             )
         return {
             lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
             lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
         }
+
+
+def _shapes_differ(src_desc: MemoryDesc, dst_desc: MemoryDesc) -> str:
+    """Why a reorder between two shapes is refused, with the way to transpose; "" if they match."""
+    src, dst = src_desc.shape, dst_desc.shape
+    if src == dst:
+        return ""
+    hint = f": the shapes differ, {src} and {dst}; a reorder copies one shape into another layout"
+    if sorted(src) == sorted(dst) and len(src) == 2:
+        transposed = f"MemoryDesc({src}, '{dst_desc.data_type.name.lower()}', 'ba')"
+        hint += f" (to transpose, reorder into {transposed}: its data is the {dst} matrix in row-major order)"
+    return hint
 
 
 # --- primitive descriptors and primitive cache blobs ---------------------------

@@ -144,7 +144,12 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
             function.
     """
     out = Engine._new_out()
-    dev = required_handle(device, _CL_DEVICE, "device")
+    try:
+        dev = required_handle(device, _CL_DEVICE, "device")
+    except TypeError as exc:
+        if _is_pyopencl(device, "Context") and _is_pyopencl(context, "Device"):
+            raise TypeError(f"{exc}; device and context are swapped: make_engine(device, context)") from None
+        raise
     ctx = required_handle(context, _CL_CONTEXT, "context")
     if cache_blob is None:
         name = "dnnl_ocl_interop_engine_create"
@@ -159,6 +164,11 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     if status:
         raise status_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
     return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
+
+
+def _is_pyopencl(obj: object, class_name: str) -> bool:
+    """Whether ``obj`` is a pyopencl object of class ``class_name`` (pyopencl is not imported)."""
+    return any(cls.__name__ == class_name and cls.__module__.startswith("pyopencl") for cls in type(obj).__mro__)
 
 
 def _why_no_engine(device: CData, context: CData) -> str | None:

@@ -25,6 +25,9 @@ What is here, by task (each documented below):
 * submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``cache``,
   ``embedding`` (other cffi modules), ``testing`` (the emulated GPU and Level
   Zero device, the pytest plugin), ``core`` (the core objects alone).
+
+The ``dnnl_interop`` logger reports at DEBUG how long each primitive took to
+make, and each cache hit, miss and refusal (``dnnl_interop.cache``).
 """
 
 from __future__ import annotations

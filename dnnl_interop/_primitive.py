@@ -5,6 +5,8 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -22,7 +24,7 @@ from ._owned import Adoption, Owned, foreign_pointer, using
 from ._sized import query_then_fill
 from ._stream import Stream
 from ._validate import bool_argument, count_argument, enum_argument
-from .errors import MissingFunctionError, Status, UnimplementedError
+from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -32,6 +34,21 @@ if TYPE_CHECKING:
 __all__ = ["PrimitiveDesc", "Primitive", "reorder", "reordered"]
 
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
+# Creation times at DEBUG: why a start is slow (kernels compiled, or not).
+logger = logging.getLogger("dnnl_interop")
+
+
+def log_creation(desc: PrimitiveDesc, made: str, started: float, how: str = "") -> None:
+    """At DEBUG on the ``dnnl_interop`` logger: ``desc``'s kind, ``made`` ("primitive",
+    "primitive descriptor") in the time since ``started`` (``time.perf_counter()``), ``how``."""
+    if not logger.isEnabledFor(logging.DEBUG):
+        return
+    elapsed = (time.perf_counter() - started) * 1000
+    try:
+        kind, implementation = desc.kind.name.lower(), desc.impl_info
+    except DnnlError:  # a stand-in library may not answer: the time is what matters
+        kind, implementation = "a", "unknown"
+    logger.debug("%s %s made in %.2f ms%s (implementation %s)", kind, made, elapsed, how, implementation)
 
 
 class Primitive(Owned):
@@ -312,10 +329,12 @@ class PrimitiveDesc(Owned):
         """
         dst_engine = engine if dst_engine is None else dst_engine
         out = cls._new_out()
+        started = time.perf_counter()
         sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
         desc._arg_sizes = sizes
         desc._arg_layouts = {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout}
+        log_creation(desc, "primitive descriptor", started)
         return desc
 
     @classmethod
@@ -651,6 +670,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
     out = Primitive._new_out()
     with use as pd:
+        started = time.perf_counter()
         if cache_blob is None:
             check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
         else:
@@ -659,6 +679,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
         primitive._adopt(out[0], keep=desc._keep)
         primitive._arg_sizes, primitive._arg_layouts = desc._arg_sizes, desc._arg_layouts
+    log_creation(desc, "primitive", started, "" if cache_blob is None else f" from a {len(blob)}-byte cache blob")
 
 
 def _primitive_cache_blob(primitive: Primitive) -> bytes:

@@ -3,6 +3,31 @@
 ``dnnl_interop.ocl`` and ``dnnl_interop.ze`` mirror ``dnnl::ocl_interop`` and
 ``dnnl::ze_interop`` of oneDNN's C++ API. Importing this package loads no
 oneDNN library; the first call does (see :func:`load_library`).
+
+What is here, by task (each documented below):
+
+* engines and streams: ``Engine`` (``Engine.cpu()``), ``Stream``;
+* memory: ``MemoryDesc``, ``Memory`` (``numpy.asarray(memory)``,
+  ``memory.mapped()``), ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
+* primitives: ``reorder``, ``reordered``, ``PrimitiveDesc``, ``Primitive``
+  (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
+  indices, each also importable as ``ARG_SRC``, ...); the forward kinds
+  ``MatmulDesc``, ``ConvolutionForwardDesc``, ... ``LRNForwardDesc``;
+  ``PrimitiveAttr``, ``PostOps`` and ``post_op_arg``, ``scales_arg``,
+  ``zero_points_arg``;
+* cache blobs: ``CacheBlobStore``, ``make_primitive_cached``,
+  ``reorder_cached``, ``compose_key`` (and the ``cache`` module);
+* oneDNN's enums: ``DataType``, ``EngineKind``, ``FormatKind``, ``PropKind``,
+  ``AlgKind``, ``PrimitiveKind``, ``Query``, ...;
+* the library: ``load_library``, ``version``, ``set_verbose``, ``get_include``;
+* errors: ``DnnlError`` and a subclass per ``Status``, ``ClosedObjectError``,
+  ``LibraryNotFoundError``;
+* submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``cache``,
+  ``embedding`` (other cffi modules), ``testing`` (the emulated GPU and Level
+  Zero device, the pytest plugin), ``core`` (the core objects alone).
+
+The ``dnnl_interop`` logger reports at DEBUG how long each primitive took to
+make, and each cache hit, miss and refusal (``dnnl_interop.cache``).
 """
 
 from __future__ import annotations
@@ -34,6 +59,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from . import core, ocl, ze  # noqa: F401
+    from ._args import *  # noqa: F403 - the ARG_* names, not in __all__
     from .core import *  # noqa: F403
 
 
@@ -65,8 +91,10 @@ _EAGER = [
     *_errors_all,
 ]
 _SUBMODULES = ("core", "ocl", "ze", "cache", "testing")
-# The public names imported on first use, by the module that defines them
-# (the ARG_* names come from _args): `import dnnl_interop` stays cheap.
+# The public names imported on first use, by the module that defines them:
+# `import dnnl_interop` stays cheap. The ARG_* names (Arg's members, under
+# their oneDNN names) come from _args too, but stay out of __all__: help()
+# and dir() show Arg once instead of some 80 constants.
 _LAZY = {
     "MEMORY_ALLOCATE": "_buffers",
     "UncheckedPointer": "_buffers",
@@ -82,6 +110,7 @@ _LAZY = {
     "PrimitiveDesc": "_primitive",
     "reorder": "_primitive",
     "format_tags": "_validate",
+    "Arg": "_args",
     "make_primitive_cached": "_cached",
     "reorder_cached": "_cached",
     "MatmulDesc": "_primitives",
@@ -125,8 +154,7 @@ def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
     if name == "__all__":
-        arg_names = _import_module(f"{__name__}._args").__all__
-        return [*_SUBMODULES, *_EAGER, *_LAZY, *arg_names]
+        return [*_SUBMODULES, *_EAGER, *_LAZY]
     module = _LAZY.get(name) or ("_args" if name.startswith("ARG_") else None)
     if module is not None:
         value = getattr(_import_module(f"{__name__}.{module}"), name, _MISSING)

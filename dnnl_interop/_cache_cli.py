@@ -12,8 +12,8 @@ Exit codes
 1  an unexpected error (a bug: please report the traceback)
 2  bad command line
 6  ``verify`` found bad entries (they were removed)
-7  the cache directory cannot be read or a file in it cannot be removed
-   (the reason goes to stderr)
+7  the cache directory cannot be read (a ``--dir`` that does not exist
+   included) or a file in it cannot be removed (the reason goes to stderr)
 
 JSON documents
 --------------
@@ -35,6 +35,7 @@ An entry is {``runtime``, ``key`` (hex), ``key_bytes``, ``key_sha256``,
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import re
@@ -131,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     document: Document = {"schema": 1, "command": action, "directory": str(store.directory),
                 "exit_code": EXIT_OK, "error": None}
     try:
+        if args.dir is not None and not store.directory.exists():
+            raise FileNotFoundError(errno.ENOENT, _no_directory(cache.default_directory()))
         text = _ACTIONS[action](store, args, document)
     except OSError as exc:
         document["exit_code"] = EXIT_IO_ERROR
@@ -144,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     exit_code: int = document["exit_code"]
     return exit_code
+
+
+def _no_directory(default: object) -> str:
+    """Why a ``--dir`` that does not exist is an error (a mistyped path would list nothing)."""
+    return (f"no such directory: check the path given to --dir (a store makes its directory when it saves "
+            f"its first blob; without --dir the default, {default}, is used)")
 
 
 def _list(store: CacheBlobStore, args: argparse.Namespace, document: Document) -> str:

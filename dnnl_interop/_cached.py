@@ -28,8 +28,9 @@ is the engine's (``"ocl"`` or ``"ze"``). Engines and descriptors without an
 id (the CPU engine) are made afresh without the store.
 
 The store never fails a creation: it logs its own I/O problems and answers
-a miss or does not save. Refused blobs are logged as warnings, hits, misses
-and saves at debug level, all on the ``dnnl_interop.cache`` logger.
+a miss or does not save. Refused blobs are logged as warnings; hits, misses
+(with the time each creation took), saves, and objects made without the
+store at debug level, all on the ``dnnl_interop.cache`` logger.
 
 ``store=None`` means :func:`default_store`: one store for the process, in
 :func:`dnnl_interop.cache.default_directory`, made at first use.
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -99,6 +101,7 @@ def _create_cached(
     blob = store.get(runtime, key)
     refusal = None
     if blob is not None:
+        started = time.perf_counter()
         try:
             made = from_blob(blob)
         except (DnnlError, ValueError) as error:  # oneDNN's refusal, or the binding's check of the blob
@@ -106,14 +109,20 @@ def _create_cached(
         else:
             if not gives_blob_back or _blob_or_none(made, blob_of) == blob:
                 if logger.isEnabledFor(logging.DEBUG):
-                    logger.debug("%s made from the cache blob in %s", what, store.path_for(runtime, key))
+                    logger.debug("%s: cache hit; made from the %d-byte blob in %s in %.2f ms", what, len(blob),
+                                 store.path_for(runtime, key), _ms_since(started))
                 return made
             made.close()
             refusal = "oneDNN made the engine from it but gives back another blob"
+    elif logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s: cache miss; no entry %s", what, store.path_for(runtime, key))
+    started = time.perf_counter()
     made = fresh()  # raises what a fresh creation raises: then the blob was not the reason
     if refusal is not None:
-        logger.warning("%s: the cache blob in %s was not used: %s; made afresh, rewriting the entry",
-                       what, store.path_for(runtime, key), refusal)
+        logger.warning("%s: the cache blob in %s was not used: %s; made afresh in %.2f ms, rewriting the entry",
+                       what, store.path_for(runtime, key), refusal, _ms_since(started))
+    elif logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s: made afresh in %.2f ms", what, _ms_since(started))
     new_blob = _blob_or_none(made, blob_of)
     if new_blob:
         if store.put(runtime, key, new_blob):
@@ -124,6 +133,10 @@ def _create_cached(
         except OSError as error:
             logger.warning("%s: could not remove the refused entry %s (%s)", what, store.path_for(runtime, key), error)
     return made
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def _blob_or_none(made: _Made, blob_of: Callable[[_Made], bytes]) -> bytes | None:
@@ -147,9 +160,10 @@ def make_engine_cached(
     """
     store = _store_argument(store)
     key = blob_id()
-    if not key:
-        return make_engine(None)
     name = "OpenCL engine" if runtime == "ocl" else "Level Zero engine"
+    if not key:
+        logger.debug("%s: the device has no engine cache-blob id; made without the store", name)
+        return make_engine(None)
     return _create_cached(
         name, runtime, key, store, make_engine, lambda: make_engine(None), get_blob, gives_blob_back=True
     )
@@ -181,6 +195,8 @@ def make_primitive_cached(desc: PrimitiveDesc, store: CacheBlobStore | None = No
     runtime, engine_id = _engine_blob_id_of(desc)
     primitive_blob_id = desc.cache_blob_id if engine_id else b""
     if not primitive_blob_id or runtime is None:  # runtime is None only without an engine blob id
+        logger.debug("primitive: %s; made without the store", "the descriptor has no cache-blob id" if engine_id
+                     else "its engine makes no cache blobs (the CPU engine)")
         return Primitive(desc)
     return _create_cached(
         "primitive", runtime, compose_key(engine_id, primitive_blob_id), store,

@@ -759,25 +759,68 @@ def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+ARG_PREFIX = "DNNL_ARG_"
+
+
+def arg_members(decls: Declarations) -> dict[str, tuple[str, int]]:
+    """{``Arg`` member name: (C macro, value)} of every ``DNNL_ARG_<name>``, in header order,
+    except that ``<name>`` comes before ``<name>_0`` of the same value: the first name
+    of a value is the member's own (``Arg(1)`` is ``Arg.SRC``), the others aliases."""
+    found = {c_name[len(ARG_PREFIX):]: (c_name, value)
+             for c_name, value in decls.int_constants.items() if c_name.startswith(ARG_PREFIX)}
+    order = list(found)
+    for name in list(order):
+        plain = name.removesuffix("_0")
+        if plain != name and plain in found and found[plain][1] == found[name][1]:
+            order.remove(plain)
+            order.insert(order.index(name), plain)
+    return {name: found[name] for name in order}
+
+
 def make_args_module(decls: Declarations) -> str:
-    """The text of ``dnnl_interop/_args.py``: ``ARG_<name>`` for every ``DNNL_ARG_<name>``."""
-    names = [name for name in decls.int_constants if name.startswith("DNNL_ARG_")]
+    """The text of ``dnnl_interop/_args.py``: the ``Arg`` enum, and ``ARG_<name>`` (its
+    member) for every ``DNNL_ARG_<name>``."""
+    members = arg_members(decls)
+    header_order = [c_name[len(ARG_PREFIX):] for c_name in decls.int_constants if c_name.startswith(ARG_PREFIX)]
     return "\n".join(
         [
             f"# {GENERATED_NOTE}",
-            '"""Execution-argument indices: ``ARG_SRC`` is ``DNNL_ARG_SRC``, ... (re-exported by core)."""',
+            '"""Execution-argument indices: the :class:`Arg` enum (``Arg.SRC`` is ``DNNL_ARG_SRC``),',
+            "and each member under its oneDNN name (``ARG_SRC`` is ``Arg.SRC``).",
             "",
-            "from ._ffi import lib",
+            "The package and ``core`` export ``Arg``; the ``ARG_*`` names are importable",
+            "from both but left out of their ``__all__`` (and so of ``help()`` and ``dir()``).",
+            "Values are literals: this module imports nothing but :mod:`enum` and the enums' metaclass.",
+            '"""',
+            "",
+            "import enum",
+            "",
+            "from ._enum_type import EnumType",
             "",
             "__all__ = [",
-            *(f'    "{name[5:]}",' for name in names),
+            '    "Arg",',
+            *(f'    "ARG_{name}",' for name in header_order),
             "]",
             "",
-            *(f"{name[5:]} = lib.{name}" for name in names),
             "",
-            "# {name: index} of every name above.",
+            "class Arg(enum.IntEnum, metaclass=EnumType):",
+            '    """``DNNL_ARG_*``: the index of each execute argument, ``{Arg.SRC: memory, ...}``.',
+            "",
+            "    Each member is also the package's ``ARG_<name>`` (``dnnl_interop.ARG_SRC``",
+            "    is ``Arg.SRC``). Names of one index are aliases: ``Arg.SRC_0``,",
+            "    ``Arg.SRC_LAYER`` and ``Arg.FROM`` are ``Arg.SRC``. Indices combine as ints:",
+            "    ``Arg.MULTIPLE_SRC + i`` (concat, sum), ``Arg.ATTR_SCALES | Arg.SRC``",
+            "    (:func:`scales_arg`), :func:`post_op_arg`.",
+            '    """',
+            "",
+            *(f"    {name} = {value}  # {c_name}" for name, (c_name, value) in members.items()),
+            "",
+            "",
+            *(f"ARG_{name} = Arg.{name}" for name in header_order),
+            "",
+            "# {name: index} of every ARG_* name above.",
             "ARGS: dict[str, int] = {",
-            *(f'    "{name[5:]}": {name[5:]},' for name in names),
+            *(f'    "ARG_{name}": ARG_{name},' for name in header_order),
             "}",
         ]
     ) + "\n"
@@ -860,7 +903,8 @@ def format_tags(decls: Declarations) -> dict[str, int]:
 def make_enums_module(decls: Declarations) -> str:
     """The text of ``dnnl_interop/_enums.py``: :data:`PYTHON_ENUMS` and the format tags.
 
-    A leaf module: values are written as literals, so it imports only ``enum``.
+    A leaf module: values are written as literals, so it imports only ``enum``
+    and the metaclass of ``_enum_type``.
     """
     lines = [
         f"# {GENERATED_NOTE}",
@@ -873,10 +917,13 @@ def make_enums_module(decls: Declarations) -> str:
         "``dnnl_<type>_max`` is left out: oneDNN's sentinel for internal values, which",
         "no caller passes or receives (``dnnl_pooling_max`` and the like are values",
         "and stay). Enumerators that share a value are aliases (``PropKind.FORWARD``).",
-        "Values are literals: this module imports nothing but :mod:`enum`.",
+        "Values are literals: this module imports nothing but :mod:`enum` and the",
+        "enums' metaclass (``dir()`` of a class lists its members, see ``_enum_type``).",
         '"""',
         "",
         "import enum",
+        "",
+        "from ._enum_type import EnumType",
         "",
         "__all__ = [",
         *(f'    "{spec.name}",' for spec in PYTHON_ENUMS),
@@ -887,7 +934,7 @@ def make_enums_module(decls: Declarations) -> str:
         lines += [
             "",
             "",
-            f"class {spec.name}(enum.{spec.base}):",
+            f"class {spec.name}(enum.{spec.base}, metaclass=EnumType):",
             f'    """``{spec.c_type}``."""',
             "",
             *(

@@ -7,6 +7,7 @@ the messages of failed calls use it.
 
 from __future__ import annotations
 
+import os
 from _weakref import ref as _weak_reference
 from typing import TYPE_CHECKING, Any
 
@@ -198,7 +199,14 @@ def _engine_hint(kind: EngineKind, index: int) -> str:
     if index < count:
         return f"oneDNN sees {count} {kind.name} engine(s)"
     hint = f"oneDNN sees {count} {kind.name} engine(s), index {index} asked"
-    if kind == EngineKind.CPU and count == 0:
+    if kind == EngineKind.CPU and count == 0 and _emulated_gpu_layer():
+        hint += (
+            f"; the emulated GPU is on in this process (OPENCL_LAYERS={_emulated_gpu_layer()}): it turns "
+            "the CPU device of Intel's CPU OpenCL runtime into a GPU, so oneDNN's SYCL runtime finds no "
+            "CPU device. Make CPU engines in a process without it (the emulated GPU is for processes or "
+            "pytest sessions of their own; emulated_gpu.run_in_child runs GPU work in a child process)"
+        )
+    elif kind == EngineKind.CPU and count == 0:
         hint += (
             "; the CPU engine runs on Intel's CPU OpenCL runtime, which the OpenCL loader "
             "must find (python -m dnnl_interop info checks the setup)"
@@ -206,6 +214,18 @@ def _engine_hint(kind: EngineKind, index: int) -> str:
     elif kind == EngineKind.GPU and count == 0:
         hint += "; no Intel GPU is visible (for tests without one: dnnl_interop.testing)"
     return hint
+
+
+# The emulated GPU's OpenCL layer (dnnl_interop.testing.emulated_gpu.LAYER_FILENAME).
+_EMULATED_GPU_LAYER = "libdnnl_interop_emulated_gpu.so"
+
+
+def _emulated_gpu_layer() -> str | None:
+    """The emulated GPU's layer if ``OPENCL_LAYERS`` names it (the layer hides the CPU device)."""
+    for path in os.environ.get("OPENCL_LAYERS", "").split(os.pathsep):
+        if os.path.basename(path) == _EMULATED_GPU_LAYER:
+            return path
+    return None
 
 
 class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(...)``

@@ -8,10 +8,13 @@ Each class has its C enum's enumerators, named as oneDNN names them less
 ``dnnl_<type>_max`` is left out: oneDNN's sentinel for internal values, which
 no caller passes or receives (``dnnl_pooling_max`` and the like are values
 and stay). Enumerators that share a value are aliases (``PropKind.FORWARD``).
-Values are literals: this module imports nothing but :mod:`enum`.
+Values are literals: this module imports nothing but :mod:`enum` and the
+enums' metaclass (``dir()`` of a class lists its members, see ``_enum_type``).
 """
 
 import enum
+
+from ._enum_type import EnumType
 
 __all__ = [
     "DataType",
@@ -30,7 +33,7 @@ __all__ = [
 ]
 
 
-class DataType(enum.IntEnum):
+class DataType(enum.IntEnum, metaclass=EnumType):
     """``dnnl_data_type_t``."""
 
     UNDEF = 0  # dnnl_data_type_undef
@@ -52,7 +55,7 @@ class DataType(enum.IntEnum):
     S64 = 16  # dnnl_s64
 
 
-class EngineKind(enum.IntEnum):
+class EngineKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_engine_kind_t``."""
 
     ANY = 0  # dnnl_any_engine
@@ -60,7 +63,7 @@ class EngineKind(enum.IntEnum):
     GPU = 2  # dnnl_gpu
 
 
-class FormatKind(enum.IntEnum):
+class FormatKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_format_kind_t``."""
 
     UNDEF = 0  # dnnl_format_kind_undef
@@ -71,7 +74,7 @@ class FormatKind(enum.IntEnum):
     HOST_SCALAR = 5  # dnnl_format_kind_host_scalar
 
 
-class PropKind(enum.IntEnum):
+class PropKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_prop_kind_t``."""
 
     UNDEF = 0  # dnnl_prop_kind_undef
@@ -84,7 +87,7 @@ class PropKind(enum.IntEnum):
     BACKWARD_BIAS = 193  # dnnl_backward_bias
 
 
-class AlgKind(enum.IntEnum):
+class AlgKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_alg_kind_t``."""
 
     UNDEF = 0  # dnnl_alg_kind_undef
@@ -160,7 +163,7 @@ class AlgKind(enum.IntEnum):
     SOFTMAX_LOG = 196609  # dnnl_softmax_log
 
 
-class FpmathMode(enum.IntEnum):
+class FpmathMode(enum.IntEnum, metaclass=EnumType):
     """``dnnl_fpmath_mode_t``."""
 
     STRICT = 0  # dnnl_fpmath_mode_strict
@@ -170,7 +173,7 @@ class FpmathMode(enum.IntEnum):
     TF32 = 4  # dnnl_fpmath_mode_tf32
 
 
-class AccumulationMode(enum.IntEnum):
+class AccumulationMode(enum.IntEnum, metaclass=EnumType):
     """``dnnl_accumulation_mode_t``."""
 
     STRICT = 0  # dnnl_accumulation_mode_strict
@@ -181,14 +184,14 @@ class AccumulationMode(enum.IntEnum):
     F16 = 5  # dnnl_accumulation_mode_f16
 
 
-class ScratchpadMode(enum.IntEnum):
+class ScratchpadMode(enum.IntEnum, metaclass=EnumType):
     """``dnnl_scratchpad_mode_t``."""
 
     LIBRARY = 0  # dnnl_scratchpad_mode_library
     USER = 1  # dnnl_scratchpad_mode_user
 
 
-class QuantizationMode(enum.IntEnum):
+class QuantizationMode(enum.IntEnum, metaclass=EnumType):
     """``dnnl_quantization_mode_t``."""
 
     UNDEF = 0  # dnnl_quantization_mode_undef
@@ -197,7 +200,7 @@ class QuantizationMode(enum.IntEnum):
     DYNAMIC_FP = 3  # dnnl_quantization_mode_dynamic_fp
 
 
-class PrimitiveKind(enum.IntEnum):
+class PrimitiveKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_primitive_kind_t``."""
 
     UNDEFINED_PRIMITIVE = 0  # dnnl_undefined_primitive
@@ -224,7 +227,7 @@ class PrimitiveKind(enum.IntEnum):
     GROUP_NORMALIZATION = 21  # dnnl_group_normalization
 
 
-class NormalizationFlags(enum.IntFlag):
+class NormalizationFlags(enum.IntFlag, metaclass=EnumType):
     """``dnnl_normalization_flags_t``."""
 
     NONE = 0  # dnnl_normalization_flags_none
@@ -236,7 +239,7 @@ class NormalizationFlags(enum.IntFlag):
     RMS_NORM = 32  # dnnl_rms_norm
 
 
-class Query(enum.IntEnum):
+class Query(enum.IntEnum, metaclass=EnumType):
     """``dnnl_query_t``."""
 
     UNDEF = 0  # dnnl_query_undef

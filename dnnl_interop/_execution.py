@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import _stream
-from ._args import ARGS
+from ._args import ARGS, Arg
 from ._enums import DataType
 from ._ffi import ffi
 from ._library import status_error
@@ -99,11 +99,13 @@ def submit(
                 handle = memory._executable  # read after registering: see _owned
             except AttributeError:
                 raise TypeError(
-                    f"args[{index!r}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
+                    f"args[{_key(index)}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
                 ) from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
-            if (handle is None or type(index) is not int or memory._size < sizes.get(index, 0)
+            # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
+            if (handle is None or (type(index) is not int and type(index) is not Arg)
+                    or memory._size < sizes.get(index, 0)
                     or (layout is not None and layout is not memory._layout)):
                 index = _refuse(index, memory, sizes, layouts)
             entries.append((index, handle))
@@ -129,6 +131,11 @@ def submit(
             raise _explain(status, name, primitive, stream, list(items), runtime)
     finally:
         lock.release()
+
+
+def _key(index: object) -> str:
+    """How messages show a key of ``args``: ``1`` for ``Arg.SRC`` as for the int."""
+    return str(int(index)) if isinstance(index, Arg) else repr(index)
 
 
 def _arg_index(index: object) -> int:

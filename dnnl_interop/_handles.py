@@ -49,7 +49,9 @@ def as_handle(obj: object, ctype: CType | str, what: str) -> CData:
     try:
         return _casts[ctype, type(obj)][address]
     except (KeyError, TypeError):  # TypeError: an int_ptr that is no int, refused below
-        return _cast_and_keep(ctype, obj, address, what)
+        pass
+    # Outside the except clause: an error raised here chains no KeyError.
+    return _cast_and_keep(ctype, obj, address, what)
 
 
 # A cast is a pure function of (type, address) and costs more than a dict
@@ -109,7 +111,12 @@ def _check_class(ctype: CType | str, cls: type, what: str) -> None:
     if any(base.__module__.startswith("pyopencl") for base in cls.__mro__):
         expected = _ALLOWED.get(_ctype(ctype), ())  # a Level Zero handle: none
         if not any(base.__name__ in expected for base in cls.__mro__):
-            raise TypeError(f"{what}: expected a {name}, got a pyopencl.{cls.__name__}")
+            given = f"a pyopencl.{cls.__name__}"
+            if expected:
+                name += f" (a pyopencl.{' or pyopencl.'.join(expected)})"
+                given += next((f", which holds a {held}" for held, classes in _PYOPENCL_CLASSES.items()
+                               if held != "void *" and any(base.__name__ in classes for base in cls.__mro__)), "")
+            raise TypeError(f"{what}: expected a {name}, got {given}")
     elif issubclass(cls, Handle):  # holds the handles of its own _ctype
         held, target = _ctype(cls._ctype), _ctype(ctype)
         if held is target or held is _VOID_POINTER:

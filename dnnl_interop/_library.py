@@ -34,6 +34,7 @@ import sys
 from collections import namedtuple
 
 from . import _elf
+from ._enum_type import EnumType
 from ._ffi import ffi, lib
 from ._icd import register_cpu_driver
 from .errors import LibraryNotFoundError, MissingFunctionError, Status, make_error
@@ -73,7 +74,7 @@ VERBOSE_ENV_VARS = ("ONEDNN_VERBOSE", "DNNL_VERBOSE")
 _DLOPEN_FLAGS = lib.RTLD_NOW | lib.RTLD_LOCAL
 
 
-class Runtime(enum.IntEnum):
+class Runtime(enum.IntEnum, metaclass=EnumType):
     """CPU and GPU runtimes a oneDNN build reports (``DNNL_RUNTIME_*``)."""
 
     NONE = lib.DNNL_RUNTIME_NONE

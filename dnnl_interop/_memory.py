@@ -5,8 +5,9 @@ One constructor serves the three runtimes: host buffers on the CPU engine
 (``_buffers.host_buffer``), OpenCL buffers or USM on an OpenCL engine and
 USM on a Level Zero engine (``_buffers.device_handle``). ``ocl.make_memory``
 and ``ze.make_memory`` are the same constructor with the runtime's options.
-Host views (``numpy.asarray(memory)``, ``memory.mapped()``) keep the buffer
-valid while they live.
+Host views (``numpy.asarray(memory)``, ``memoryview(memory)``,
+``memory.mapped()``) wait for the work in flight that uses the memory, and
+keep the buffer valid while they live.
 """
 
 from __future__ import annotations
@@ -343,6 +344,20 @@ class Memory(Owned):
         memory's buffer stays valid: closing the memory destroys it only once
         the last view is gone, and ``set_data_handle`` is refused. Device
         memory is read with :meth:`mapped`.
+
+        Work submitted before that uses the memory is finished first (as
+        ``stream.wait()``), so the view never shows data half written. The
+        view is the buffer itself: work submitted after it was made changes
+        what it shows, so read it after that work's ``stream.wait()``.
+
+        Raises:
+            TypeError: the memory is not on the CPU engine, its layout is blocked, or numpy has
+                no type for its data type.
+            ValueError: the memory has no buffer (``MEMORY_NONE``), or ``dtype`` is given with
+                ``copy=False``.
+            ClosedObjectError: ``memory`` is closed.
+            DnnlError: the work in flight that uses the memory failed (raised by its stream's
+                wait).
         """
         import numpy
 
@@ -353,6 +368,7 @@ class Memory(Owned):
             )
         if copy is False and dtype is not None:
             raise ValueError("a view cannot change the dtype")
+        self._finish_work()  # no view of data that work in flight is still writing
         view = numpy.asarray(_HostView(self))
         if dtype is not None:
             return view.astype(dtype)
@@ -361,9 +377,14 @@ class Memory(Owned):
     def __buffer__(self, flags: int) -> memoryview:
         """``memoryview(memory)`` (Python 3.12 and later): the bytes of :meth:`__array__`'s view.
 
-        Same rules as ``numpy.asarray(memory)``: CPU engine memory only, the
-        buffer valid while the memoryview lives. Before 3.12 Python classes
-        cannot offer the buffer protocol: use ``memoryview(numpy.asarray(memory))``.
+        Same rules as ``numpy.asarray(memory)``: CPU engine memory only, work
+        in flight that uses it finished first, the buffer valid while the
+        memoryview lives. Before 3.12 Python classes cannot offer the buffer
+        protocol: use ``memoryview(numpy.asarray(memory))``.
+
+        Raises:
+            BufferError: a writable buffer is asked of a read-only view.
+            TypeError, ValueError, ClosedObjectError, DnnlError: as :meth:`__array__`.
         """
         view = self.__array__().data
         if flags & 0x0001 and view.readonly:  # PyBUF_WRITABLE (inspect.BufferFlags from 3.12)

@@ -5,7 +5,9 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -25,7 +27,7 @@ from ._owned import Adoption, Owned, foreign_pointer, using
 from ._sized import query_then_fill
 from ._stream import Stream
 from ._validate import bool_argument, count_argument, enum_argument
-from .errors import MissingFunctionError, Status, UnimplementedError
+from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -35,6 +37,21 @@ if TYPE_CHECKING:
 __all__ = ["PrimitiveDesc", "Primitive", "reorder", "reordered"]
 
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
+# Creation times at DEBUG: why a start is slow (kernels compiled, or not).
+logger = logging.getLogger("dnnl_interop")
+
+
+def log_creation(desc: PrimitiveDesc, made: str, started: float, how: str = "") -> None:
+    """At DEBUG on the ``dnnl_interop`` logger: ``desc``'s kind, ``made`` ("primitive",
+    "primitive descriptor") in the time since ``started`` (``time.perf_counter()``), ``how``."""
+    if not logger.isEnabledFor(logging.DEBUG):
+        return
+    elapsed = (time.perf_counter() - started) * 1000
+    try:
+        kind, implementation = desc.kind.name.lower(), desc.impl_info
+    except DnnlError:  # a stand-in library may not answer: the time is what matters
+        kind, implementation = "a", "unknown"
+    logger.debug("%s %s made in %.2f ms%s (implementation %s)", kind, made, elapsed, how, implementation)
 
 
 class Primitive(Owned):
@@ -268,12 +285,24 @@ def _create_reorder_desc(
             raise status_error(
                 status, "dnnl_reorder_primitive_desc_create",
                 f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
-                f"to {dst_desc!r} on {engine_in_words(dst_engine)}",
+                f"to {dst_desc!r} on {engine_in_words(dst_engine)}{_shapes_differ(src_desc, dst_desc)}",
             )
         return {
             lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
             lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
         }
+
+
+def _shapes_differ(src_desc: MemoryDesc, dst_desc: MemoryDesc) -> str:
+    """Why a reorder between two shapes is refused, with the way to transpose; "" if they match."""
+    src, dst = src_desc.shape, dst_desc.shape
+    if src == dst:
+        return ""
+    hint = f": the shapes differ, {src} and {dst}; a reorder copies one shape into another layout"
+    if sorted(src) == sorted(dst) and len(src) == 2:
+        transposed = f"MemoryDesc({src}, '{dst_desc.data_type.name.lower()}', 'ba')"
+        hint += f" (to transpose, reorder into {transposed}: its data is the {dst} matrix in row-major order)"
+    return hint
 
 
 # --- primitive descriptors and primitive cache blobs ---------------------------
@@ -360,10 +389,12 @@ class PrimitiveDesc(Owned):
         """
         dst_engine = engine if dst_engine is None else dst_engine
         out = cls._new_out()
+        started = time.perf_counter()
         sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
         desc._arg_sizes = sizes
         _set_args(desc, sizes, {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout})
+        log_creation(desc, "primitive descriptor", started)
         return desc
 
     @classmethod
@@ -747,6 +778,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
     out = Primitive._new_out()
     with use as pd, desc._impl_lock:  # the implementation made is the one whose layouts are copied
+        started = time.perf_counter()
         if cache_blob is None:
             check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
         else:
@@ -758,6 +790,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         _set_args(primitive, desc._arg_sizes, desc._arg_layouts)
         if scratchpad is not None:
             primitive._scratchpads = weakref.WeakKeyDictionary()
+    log_creation(desc, "primitive", started, "" if cache_blob is None else f" from a {len(blob)}-byte cache blob")
 
 
 def _user_scratchpad(pd: CData) -> MemoryDesc | None:

@@ -18,6 +18,7 @@ the primitive descriptor is made.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory_desc import MemoryDesc
 from ._owned import using
-from ._primitive import PrimitiveDesc, _exec_args, _set_args
+from ._primitive import PrimitiveDesc, _exec_args, _set_args, log_creation
 from ._validate import count_argument, data_type, enum_argument
 from .errors import Status
 
@@ -159,6 +160,7 @@ class _Forward(PrimitiveDesc):
             found = iter(handles[1:])
             c_descs = [ffi.NULL if desc is None else next(found) for desc, _, _ in descs]
             c_attr = next(found) if attr is not None else ffi.NULL
+            started = time.perf_counter()
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
             if status:
                 raise status_error(status, function, self._refused(status, engine, descs))
@@ -171,6 +173,7 @@ class _Forward(PrimitiveDesc):
             self._adopt(out[0], keep=(engine,))
             _set_args(self, sizes, layouts)
             self._quantized = quantized
+        log_creation(self, "primitive descriptor", started)
 
     def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
         if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):

@@ -56,11 +56,32 @@ def data_type(dtype: object, what: str = "dtype") -> DataType:
 
     try:
         name = numpy.dtype(dtype).name  # type: ignore[call-overload]  # not a dtype: TypeError
-    except TypeError as exc:
-        raise TypeError(f"{what}: {exc}") from None
+    except TypeError:
+        raise TypeError(f"{what}: {dtype!r} is no data type{_did_you_mean(dtype)}; {_ACCEPTED}") from None
     if name not in _BY_NUMPY_NAME:
-        raise TypeError(f"{what}: {name} has no oneDNN data type")
+        raise TypeError(f"{what}: numpy's {name} has no oneDNN data type; {_ACCEPTED}")
     return _BY_NUMPY_NAME[name]
+
+
+# What data_type() takes, for its messages.
+_ACCEPTED = (
+    "expected one of oneDNN's names ("
+    + ", ".join(repr(member.name.lower()) for member in DataType if member != DataType.UNDEF)
+    + "), a DataType, or a numpy dtype oneDNN has ("
+    + ", ".join(numpy_type.name for numpy_type in NUMPY_TYPES.values())
+    + ")"
+)
+
+
+def _did_you_mean(dtype: object) -> str:
+    """`` (did you mean 'f32'?)`` for a name close to oneDNN's ("fp32", "F_32"), else ""."""
+    if not isinstance(dtype, str):
+        return ""
+    import difflib
+
+    names = [member.name.lower() for member in DataType if member != DataType.UNDEF]
+    close = difflib.get_close_matches(dtype.lower().replace("fp", "f").replace("_", ""), names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 # --- format tags ---------------------------------------------------------------------

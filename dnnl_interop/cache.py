@@ -794,3 +794,7 @@ def _unlink_existing(path: str | os.PathLike[str]) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,13 +3,15 @@
 Each is defined in a module of its own (``_engine``, ``_stream``,
 ``_memory_desc``, ``_memory``, ``_primitive``; cached creation in
 ``_cached``) and re-exported here and at the top of the package, where
-users reach them: ``dnnl_interop.Engine``.
+users reach them: ``dnnl_interop.Engine``. The execute-argument indices are
+:class:`Arg`; each is importable under its oneDNN name too (``ARG_SRC`` is
+``Arg.SRC``), left out of ``__all__`` so that ``help()`` and ``dir()`` stay short.
 """
 
 from __future__ import annotations
 
-from ._args import *  # noqa: F403 - ARG_SRC, ...: generated from the headers, re-exported
-from ._args import __all__ as _ARG_NAMES
+from ._args import *  # noqa: F403 - ARG_SRC, ... (Arg's members): generated from the headers
+from ._args import Arg
 from ._attr import PostOps, PrimitiveAttr, post_op_arg, scales_arg, zero_points_arg
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer
 from ._cached import make_primitive_cached, reorder_cached
@@ -49,7 +51,7 @@ __all__ = [
     "Primitive",
     "reorder",
     "format_tags",
-    *_ARG_NAMES,
+    "Arg",
     "PrimitiveDesc",
     "make_primitive_cached",
     "reorder_cached",
@@ -69,3 +71,7 @@ __all__ = [
     "PrimitiveKind",
     "Query",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

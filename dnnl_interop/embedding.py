@@ -18,7 +18,10 @@ their types checked, and what it makes comes back through ``from_handle``::
 
 At run time ``my_module`` imports ``dnnl_interop._ffi`` for the shared types.
 A module that only passes handles links nothing; one whose C calls oneDNN
-links the library this binding loaded (:func:`link_args`).
+links the library this binding loaded (:func:`link_args`), and must be
+imported after this binding loaded it: :func:`import_module` does both in
+order. Imported first, it fails with the system loader's ``ImportError:
+libdnnl.so.3: cannot open shared object file``, which nothing can amend.
 
 cffi's limits: an API-mode builder can be included only by API-mode
 (``set_source`` with C source) builders. An out-of-line ABI-mode module
@@ -33,16 +36,19 @@ their cdata by C type, and ints.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import _cdef, get_include
-from ._library import load_library
+from ._library import SONAME, load_library
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     import cffi
 
-__all__ = ["ffibuilder", "link_args"]
+__all__ = ["ffibuilder", "link_args", "import_module"]
 
 
 def ffibuilder() -> cffi.FFI:
@@ -62,6 +68,43 @@ def link_args() -> list[str]:
     (``libdnnl.so.3``), not the path: imported after
     :func:`dnnl_interop.load_library`, it uses the copy already loaded, so
     handles made on either side are handles of one library. Imported first,
-    the system's loader looks for ``libdnnl.so.3`` on its own.
+    the system's loader looks for ``libdnnl.so.3`` on its own and, unless
+    ``LD_LIBRARY_PATH`` or the system has one, fails with ``ImportError:
+    libdnnl.so.3: cannot open shared object file``: import the module with
+    :func:`import_module`, which loads oneDNN first.
+
+    Raises:
+        LibraryNotFoundError: no oneDNN library can be loaded.
     """
     return [load_library().path]
+
+
+def import_module(name: str, package: str | None = None) -> ModuleType:
+    """``importlib.import_module(name, package)`` after loading oneDNN: for a module
+    linked with :func:`link_args`, which then uses the library this binding uses.
+
+    Importing such a module before oneDNN is loaded fails in the system's
+    loader (``libdnnl.so.3: cannot open shared object file``); this order
+    cannot fail that way, and binds both to one copy of the library.
+
+    Raises:
+        LibraryNotFoundError: no oneDNN library can be loaded (the message lists the places
+            tried).
+        ImportError: the module cannot be imported; when the system's loader still finds no
+            oneDNN library for it, the message says which library this binding loaded.
+    """
+    library = load_library()
+    try:
+        return importlib.import_module(name, package)
+    except ImportError as exc:
+        if "cannot open shared object file" not in str(exc) or "libdnnl" not in str(exc):
+            raise
+        raise ImportError(
+            f"{name}: {exc}; dnnl_interop loaded {library.path} (soname {SONAME}), which the module "
+            "does not link: rebuild it with extra_link_args=dnnl_interop.embedding.link_args()",
+            name=exc.name, path=exc.path,
+        ) from exc
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -36,7 +36,15 @@ __all__ = [
 ]
 
 
-class Status(enum.IntEnum):
+class _EnumType(enum.EnumMeta):
+    """``_enum_type.EnumType`` again (this module imports only the standard
+    library): ``dir(Status)`` lists its members, not the methods of int."""
+
+    def __dir__(cls) -> list[str]:
+        return sorted({"__class__", "__doc__", "__members__", "__module__", *cls.__members__})
+
+
+class Status(enum.IntEnum, metaclass=_EnumType):
     """``dnnl_status_t`` (tests/test_header_coverage.py holds it to the headers)."""
 
     SUCCESS = 0
@@ -205,3 +213,7 @@ def make_error(code: int, function: str, detail: str | None = None) -> DnnlError
     except ValueError:
         status = int(code)
     return error_class(code)(status, function, detail)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -24,6 +24,7 @@ from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
 from ._engine import Engine, explain_runtime
 from ._engine_blob import check_engine_cache_blob
+from ._enum_type import EnumType
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes, required_handle, type_name
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 
-class MemoryKind(enum.IntEnum):
+class MemoryKind(enum.IntEnum, metaclass=EnumType):
     """``dnnl_ocl_interop_memory_kind_t``."""
 
     USM = OCL_USM
@@ -143,7 +144,12 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
             function.
     """
     out = Engine._new_out()
-    dev = required_handle(device, _CL_DEVICE, "device")
+    try:
+        dev = required_handle(device, _CL_DEVICE, "device")
+    except TypeError as exc:
+        if _is_pyopencl(device, "Context") and _is_pyopencl(context, "Device"):
+            raise TypeError(f"{exc}; device and context are swapped: make_engine(device, context)") from None
+        raise
     ctx = required_handle(context, _CL_CONTEXT, "context")
     if cache_blob is None:
         name = "dnnl_ocl_interop_engine_create"
@@ -158,6 +164,11 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
     if status:
         raise status_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
     return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
+
+
+def _is_pyopencl(obj: object, class_name: str) -> bool:
+    """Whether ``obj`` is a pyopencl object of class ``class_name`` (pyopencl is not imported)."""
+    return any(cls.__name__ == class_name and cls.__module__.startswith("pyopencl") for cls in type(obj).__mro__)
 
 
 def _why_no_engine(device: CData, context: CData) -> str | None:
@@ -500,3 +511,7 @@ def make_engine_cached(device: object, context: object, store: CacheBlobStore | 
 
 
 __all__ += ["make_engine_cached"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

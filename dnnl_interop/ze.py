@@ -386,3 +386,7 @@ def make_engine_cached(
 
 
 __all__ += ["make_engine_cached"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -84,12 +84,33 @@ def test_list_json_describes_every_entry(capsys, filled):
     assert document["total_bytes"] == first["size"] + second["size"]
 
 
-def test_list_of_a_missing_directory_says_nothing_is_cached_and_creates_nothing(capsys, tmp_path):
-    code, out, _ = run(capsys, "list", "--dir", tmp_path / "none")
-    assert code == 0 and out == f"{tmp_path / 'none'}: no cache directory (nothing cached yet)\n"
-    code, document, _ = run_json(capsys, "list", "--dir", tmp_path / "none")
+@pytest.mark.parametrize("action", ["list", "verify", "prune", "clear"])
+def test_a_dir_that_does_not_exist_exits_7_saying_to_check_the_path(capsys, monkeypatch, tmp_path, action):
+    # A mistyped --dir must not read as an empty store.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    missing = tmp_path / "typo"
+    limit = ["--max-bytes", "0"] if action == "prune" else []
+    code, out, err = run(capsys, action, "--dir", missing, *limit)
+    assert (code, out) == (7, "")
+    assert err == (
+        f"dnnl-interop cache {action}: {missing}: [Errno 2] no such directory: check the path given to --dir "
+        "(a store makes its directory when it saves its first blob; without --dir the default, "
+        f"{tmp_path / 'home' / 'dnnl-interop' / 'blobs'}, is used)\n"
+    )
+    code, document, _ = run_json(capsys, action, "--dir", missing, *limit)
+    assert code == 7 and document["error"]["class"] == "FileNotFoundError" and document["error"]["errno"] == 2
+    assert not missing.exists()
+
+
+def test_list_of_the_default_directory_before_anything_is_cached_says_so_and_creates_nothing(
+        capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    default = tmp_path / "dnnl-interop" / "blobs"
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and out == f"{default}: no cache directory (nothing cached yet)\n"
+    code, document, _ = run_json(capsys, "list")
     assert (code, document["entries"], document["total_bytes"]) == (0, [], 0)
-    assert not (tmp_path / "none").exists()
+    assert not default.exists()
 
 
 def test_list_of_an_empty_directory(capsys, tmp_path):

@@ -1,7 +1,7 @@
 """The Python files generated from the headers, beside the compiled module.
 
 ``dnnl_interop/_ffi.pyi`` types the compiled module for type checkers,
-``dnnl_interop/_args.py`` spells out the ``ARG_*`` names and
+``dnnl_interop/_args.py`` the ``Arg`` enum and its ``ARG_*`` names and
 ``dnnl_interop/_enums.py`` the C enums as Python enums and the format tags;
 ``build_ffi.py`` writes them from the same parse as the cdef. They are checked
 in, so these tests regenerate them and compare, and check them against the
@@ -14,6 +14,7 @@ import ast
 import enum
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -75,16 +76,39 @@ def test_the_stub_types_constants_as_ints_and_handles_as_cdata(stub_lib):
 def test_arg_names_are_exactly_the_headers_dnnl_arg_indices():
     header = {name[len("DNNL_") :]: getattr(lib, name) for name in dir(lib) if name.startswith("DNNL_ARG_")}
     assert len(header) > 50
-    assert set(_args.__all__) == set(header)
-    assert {name: getattr(_args, name) for name in _args.__all__} == header
+    assert set(_args.__all__) == {"Arg", *header}
+    assert {name: getattr(_args, name) for name in header} == header
     assert header == _args.ARGS
+    assert {f"ARG_{name}": int(member) for name, member in _args.Arg.__members__.items()} == header
 
 
-def test_arg_names_are_exported_by_core_and_the_package():
-    for name, value in _args.ARGS.items():
-        assert getattr(core, name) == value, name
-        assert getattr(dnnl_interop, name) == value, name
-        assert name in core.__all__ and name in dnnl_interop.__all__, name
+def test_each_arg_name_is_a_member_of_arg():
+    for name in _args.ARGS:
+        assert getattr(_args, name) is _args.Arg[name.removeprefix("ARG_")], name
+
+
+def test_an_arg_index_is_named_by_its_plain_name_and_the_others_are_aliases():
+    Arg = _args.Arg
+    assert Arg(lib.DNNL_ARG_SRC) is Arg.SRC is Arg.SRC_0 is Arg.SRC_LAYER is Arg.FROM
+    assert Arg(lib.DNNL_ARG_DST) is Arg.DST is Arg.TO
+    assert Arg(lib.DNNL_ARG_WEIGHTS) is Arg.WEIGHTS and Arg(lib.DNNL_ARG_DIFF_SRC) is Arg.DIFF_SRC
+    assert Arg(lib.DNNL_ARG_SRC_1) is Arg.SRC_1  # the header's first name where there is no plain one
+    assert repr(_args.ARG_SRC_0) == f"<Arg.SRC: {lib.DNNL_ARG_SRC}>"
+    # Indices combine as ints.
+    assert Arg.ATTR_SCALES | Arg.SRC == lib.DNNL_ARG_ATTR_SCALES | lib.DNNL_ARG_SRC
+    assert type(Arg.MULTIPLE_SRC + 1) is int
+
+
+def test_arg_is_exported_and_the_arg_names_importable_but_not_listed():
+    for module in (core, dnnl_interop):
+        assert "Arg" in module.__all__ and module.Arg is _args.Arg
+        for name in _args.ARGS:
+            assert getattr(module, name) is getattr(_args, name), name
+            assert name not in module.__all__ and name not in dir(module), name
+    namespace: dict[str, object] = {}
+    exec("from dnnl_interop import ARG_SRC, ARG_DST\nfrom dnnl_interop.core import ARG_WEIGHTS", namespace)
+    assert (namespace["ARG_SRC"], namespace["ARG_DST"], namespace["ARG_WEIGHTS"]) == (
+        lib.DNNL_ARG_SRC, lib.DNNL_ARG_DST, lib.DNNL_ARG_WEIGHTS)
 
 
 # --- _enums.py -------------------------------------------------------------------
@@ -165,21 +189,27 @@ def test_the_enum_generator_refuses_member_names_that_collide():
         _cdef.python_enum_members(spec, decls)
 
 
-def test_the_enums_module_is_a_leaf():
-    """_enums.py imports only enum (its values are literals): importing it
-    loads neither the compiled module nor the rest of the package."""
-    tree = ast.parse((ROOT / _cdef.ENUMS_PATH).read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add("." * node.level + (node.module or ""))
-    assert imported == {"enum"}
+@pytest.mark.parametrize("path", [str(_cdef.ENUMS_PATH), str(_cdef.ARGS_PATH)])
+def test_the_generated_enum_modules_are_leaves(path):
+    """_enums.py and _args.py import only enum and the enums' metaclass (their
+    values are literals), which imports only enum: importing them loads
+    neither the compiled module nor the rest of the package."""
+    for source in (path, "dnnl_interop/_enum_type.py"):
+        tree = ast.parse((ROOT / source).read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                imported.add("." * node.level + (node.module or ""))
+        assert imported == ({"enum"} if source.endswith("_enum_type.py") else {"enum", "._enum_type"}), source
+    module = Path(path).stem
     code = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('leaf', {str(ROOT / _cdef.ENUMS_PATH)!r})\n"
-        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "import sys, types\n"
+        "leaf = types.ModuleType('leaf')\n"
+        f"leaf.__path__ = [{str(ROOT / 'dnnl_interop')!r}]\n"
+        "sys.modules['leaf'] = leaf\n"
+        f"import leaf.{module}\n"
         "print(sorted(n for n in sys.modules if n.startswith(('dnnl_interop', '_cffi'))))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=60)

@@ -400,3 +400,50 @@ def test_the_buffer_protocol_gives_the_same_bytes_and_keeps_the_buffer_valid(eng
         view.release()
         gc.collect()
         assert dnnl._owned.live_objects() == live - 1
+
+
+# --- no stale data: every host read waits for the work that writes the memory ----------------
+
+_N = 2048  # a reorder of 16 MiB: long enough to be in flight when the read comes
+
+
+def _as_array(memory):
+    return np.asarray(memory)
+
+
+def _dunder_array(memory):
+    return memory.__array__()
+
+
+def _buffer(memory):
+    # memoryview(memory) on Python 3.12 and later; the same method on every version.
+    view = memoryview(memory) if sys.version_info >= (3, 12) else memory.__buffer__(0)
+    return np.asarray(view)
+
+
+def _mapped(memory):
+    with memory.mapped() as array:
+        return array.copy()
+
+
+@pytest.mark.parametrize("read", [_as_array, _dunder_array, _buffer, _mapped],
+                         ids=["numpy.asarray", "__array__", "buffer protocol", "mapped"])
+def test_a_host_read_right_after_execute_sees_the_finished_result(engine, read):
+    # The stream runs in order: a few reorders into a scratch memory go first, so
+    # the one into dst is still queued or running when the read comes. A read
+    # that did not wait would see dst's -1s, or a part of the result.
+    src_array = np.arange(_N * _N, dtype=np.float32).reshape(_N, _N)
+    with dnnl.MemoryDesc((_N, _N), "f32", "ab") as src_desc, dnnl.MemoryDesc((_N, _N), "f32", "ba") as dst_desc, \
+            dnnl.Stream(engine) as stream, dnnl.Memory(src_desc, engine, src_array) as src, \
+            dnnl.Memory(dst_desc, engine) as scratch, dnnl.reorder(src_desc, dst_desc, engine) as reorder:
+        for _ in range(3):
+            dst_array = np.full((_N, _N), -1, np.float32)
+            with dnnl.Memory(dst_desc, engine, dst_array) as dst:
+                for _ in range(3):
+                    reorder.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: scratch})
+                reorder.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+                seen = np.array(read(dst))  # a copy, taken at once: no later write can fix it
+                stale = int((seen != src_array).sum())
+                assert stale == 0, f"{stale} of {_N * _N} elements read before the reorder wrote them"
+                del seen
+            stream.wait()

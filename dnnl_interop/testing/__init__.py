@@ -42,3 +42,7 @@ def __getattr__(name: str) -> _ModuleType:
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

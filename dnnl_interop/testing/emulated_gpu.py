@@ -493,3 +493,7 @@ _BOOTSTRAP = (
     "from dnnl_interop.testing.emulated_gpu import _serve_child\n"
     "_serve_child(header, f, sys.argv[2])\n"
 )
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -969,3 +969,7 @@ def run_in_child(func: Callable[..., object], *args: Any, timeout: float | None 
     the emulation is on in this process.
     """
     return emulated_gpu.run_in_child(_call_enabled, func, args, kwargs, timeout=timeout)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

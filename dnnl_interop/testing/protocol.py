@@ -328,3 +328,7 @@ def _check_size_change(
     if after != new or past:
         violations.add(SIZE_CHANGE, f"a fill told the new size {new} changed *size to {after} or wrote past it")
     return bytes(buffer[:new])
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -39,6 +39,15 @@ if TYPE_CHECKING:
     from .emulated_gpu import EmulatedGpu
     from .emulated_level_zero import EmulatedLevelZero
 
+# pytest finds hooks and fixtures through dir(), which lists __all__ only.
+__all__ = [
+    "pytest_addoption",
+    "pytest_load_initial_conftests",
+    "pytest_report_header",
+    "emulated_gpu",
+    "emulated_level_zero",
+]
+
 _OPTION = "--emulated-gpu"
 _INI = "emulated_gpu"
 _LZ_OPTION = "--emulated-level-zero"
@@ -142,3 +151,7 @@ def emulated_level_zero() -> EmulatedLevelZero:
     from . import emulated_level_zero as module
 
     return module.enable()
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -576,3 +576,7 @@ def damaged_cache_files(
     keys = st.one_of(st.binary(min_size=1, max_size=64), blob_ids()) if key is None else st.just(bytes(key))
     blobs = st.binary(min_size=1, max_size=512) if blob is None else st.just(bytes(blob))
     return _damaged_cache_file(runtimes, keys, blobs, tuple(kinds), max_blob_size)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,198 @@
+"""Messages users met that did not say what was wrong: each now says it, and how to fix it.
+
+Each test reads the message as the user sees it. (``cache list --dir`` on a
+mistyped path is read in tests/test_cache_cli.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import cffi
+import pytest
+
+import dnnl_interop as dnnl
+from dnnl_interop import _engine, embedding, ocl
+from dnnl_interop._enums import EngineKind
+from dnnl_interop.testing import emulated_gpu
+
+
+def _run(code: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+# --- Engine.cpu() with the emulated GPU on -------------------------------------------------
+
+
+def test_a_cpu_engine_in_a_process_with_the_emulated_gpu_blames_the_emulation():
+    code = (
+        "import dnnl_interop as dnnl\n"
+        "try:\n"
+        "    dnnl.Engine.cpu()\n"
+        "except dnnl.InvalidArgumentsError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = _run(code, env=emulated_gpu.child_environment())
+    assert done.returncode == 0, done.stderr
+    message = done.stdout.strip()
+    assert "oneDNN sees 0 CPU engine(s), index 0 asked; the emulated GPU is on in this process" in message
+    assert "so oneDNN's SYCL runtime finds no CPU device" in message
+    assert "Make CPU engines in a process without it" in message and "run_in_child" in message
+    assert "OpenCL loader must find" not in message  # the setup is sound: no blame on it
+
+
+def test_without_the_emulated_gpu_a_missing_cpu_engine_still_points_at_the_opencl_setup(monkeypatch):
+    monkeypatch.setattr(_engine, "checked", lambda count, name: 0)  # as if oneDNN saw no CPU device
+    monkeypatch.setenv("OPENCL_LAYERS", "/somewhere/liblayer.so")
+    assert "the OpenCL loader must find" in _engine._engine_hint(EngineKind.CPU, 0)
+    monkeypatch.setenv("OPENCL_LAYERS", os.pathsep.join(["/a/liblayer.so", f"/b/{emulated_gpu.LAYER_FILENAME}"]))
+    assert "the emulated GPU is on in this process" in _engine._engine_hint(EngineKind.CPU, 0)
+    assert _engine._EMULATED_GPU_LAYER == emulated_gpu.LAYER_FILENAME
+
+
+# --- a reorder between transposed shapes -------------------------------------------------------
+
+
+def test_a_reorder_between_transposed_shapes_says_the_shapes_differ_and_how_to_transpose(engine):
+    with pytest.raises(dnnl.InvalidArgumentsError) as raised:
+        dnnl.reorder(dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((3, 2), "f32", "ab"), engine)
+    message = str(raised.value)
+    assert "the shapes differ, (2, 3) and (3, 2); a reorder copies one shape into another layout" in message
+    assert "to transpose, reorder into MemoryDesc((2, 3), 'f32', 'ba')" in message
+    # The advice works: the (2, 3) "ba" memory holds the transposed matrix.
+    np = pytest.importorskip("numpy")
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    matrix = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with dnnl.Stream(engine) as stream, dnnl.Memory(src_desc, engine, matrix) as src, \
+            dnnl.Memory(dst_desc, engine) as dst, dnnl.reorder(src_desc, dst_desc, engine) as primitive:
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        stream.wait()
+        transposed = np.frombuffer(np.asarray(dst).tobytes(order="A"), np.float32).reshape(3, 2)
+        assert (transposed == matrix.T).all()
+
+
+def test_a_reorder_between_other_shapes_names_them_without_the_transpose_advice(engine):
+    with pytest.raises(dnnl.InvalidArgumentsError) as raised:
+        dnnl.reorder(dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 4), "f32", "ab"), engine)
+    assert "the shapes differ, (2, 3) and (2, 4)" in str(raised.value)
+    assert "transpose" not in str(raised.value)
+
+
+# --- a data type by another name ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("given", "suggested"), [("fp32", "f32"), ("FP16", "f16"), ("bfloat16", "bf16")])
+def test_a_data_type_name_oneDNN_does_not_use_lists_the_accepted_names(given, suggested):
+    with pytest.raises(TypeError) as raised:
+        dnnl.MemoryDesc((2, 3), given, "ab")
+    message = str(raised.value)
+    assert message.startswith(f"dtype: {given!r} is no data type (did you mean {suggested!r}?); expected one of")
+    assert "'f16', 'bf16', 'f32', 's32', 's8', 'u8'" in message and "'f8_e4m3'" in message
+    assert "a DataType, or a numpy dtype oneDNN has (float16, float32" in message
+
+
+def test_a_numpy_type_without_a_onednn_counterpart_lists_the_accepted_names_too():
+    with pytest.raises(TypeError, match=r"^dtype: numpy's complex64 has no oneDNN data type; expected one of "):
+        dnnl.MemoryDesc((2, 3), "complex64", "ab")
+
+
+# --- device and context swapped -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cl_device():
+    cl = pytest.importorskip("pyopencl")
+    devices = [device for platform in cl.get_platforms() for device in platform.get_devices()]
+    if not devices:
+        pytest.skip("no OpenCL device")
+    return cl, devices[0], cl.Context([devices[0]])
+
+
+def _shown(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def test_device_and_context_swapped_say_so_without_an_internal_keyerror(cl_device):
+    _, device, context = cl_device
+    with pytest.raises(TypeError) as raised:
+        ocl.make_engine(context, device)
+    assert str(raised.value) == (
+        "device: expected a cl_device_id (a pyopencl.Device), got a pyopencl.Context, which holds a "
+        "cl_context; device and context are swapped: make_engine(device, context)"
+    )
+    assert "KeyError" not in _shown(raised.value) and "During handling" not in _shown(raised.value)
+
+
+def test_a_handle_of_another_kind_names_what_to_pass_without_an_internal_keyerror(cl_device):
+    cl, _, context = cl_device
+    queue = cl.CommandQueue(context)
+    with pytest.raises(TypeError) as raised:
+        ocl.get_engine_cache_blob_id(queue)
+    assert str(raised.value) == (
+        "device: expected a cl_device_id (a pyopencl.Device), got a pyopencl.CommandQueue, "
+        "which holds a cl_command_queue"
+    )
+    assert raised.value.__context__ is None and raised.value.__cause__ is None
+
+
+# --- an embedding module imported before oneDNN is loaded --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def their_module(tmp_path_factory):
+    """A cffi module on our types whose C calls oneDNN (tests/embedder.py), linked with link_args()."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from embedder import build
+
+    directory = tmp_path_factory.mktemp("their_module")
+    return build(directory, "messages_embedder", embedding.link_args())
+
+
+def test_imported_first_the_module_fails_in_the_systems_loader_and_import_module_loads_onednn_first(their_module):
+    env = {**os.environ, "PYTHONPATH": str(their_module)}
+    env.pop("LD_LIBRARY_PATH", None)
+    plain = _run("import messages_embedder", env=env)
+    # The system's loader speaks before any of our code runs: its words cannot change.
+    assert plain.returncode != 0 and "libdnnl.so.3: cannot open shared object file" in plain.stderr
+    code = (
+        "from dnnl_interop import embedding\n"
+        "theirs = embedding.import_module('messages_embedder').lib\n"
+        "print('engine', bool(theirs.make_cpu_engine()))  # its own C call into oneDNN\n"
+    )
+    done = _run(code, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "engine True"
+
+
+def test_import_module_says_which_library_was_loaded_when_the_module_needs_another(real_dnnl, tmp_path):
+    # A module linked with another oneDNN (soname libdnnl.so.9 here), which is not found.
+    other = cffi.FFI()
+    other.cdef("int other_version(void);")
+    other.set_source("other_dnnl", "int other_version(void) { return 9; }",
+                     extra_link_args=["-Wl,-soname,libdnnl.so.9"])
+    built = Path(other.compile(tmpdir=str(tmp_path / "other")))
+    library = tmp_path / "lib" / "libdnnl.so.9"
+    library.parent.mkdir()
+    built.rename(library)
+    theirs = cffi.FFI()
+    theirs.cdef("int their_version(void);")
+    theirs.set_source("needs_other_dnnl",
+                      "int other_version(void);\nint their_version(void) { return other_version(); }",
+                      extra_link_args=[str(library)])
+    theirs.compile(tmpdir=str(tmp_path / "theirs"))
+    library.unlink()
+    sys.path.insert(0, str(tmp_path / "theirs"))
+    try:
+        with pytest.raises(ImportError) as raised:
+            embedding.import_module("needs_other_dnnl")
+    finally:
+        sys.path.remove(str(tmp_path / "theirs"))
+    message = str(raised.value)
+    assert message.startswith("needs_other_dnnl: libdnnl.so.9: cannot open shared object file")
+    assert f"dnnl_interop loaded {real_dnnl.path} (soname libdnnl.so.3), which the module does not link" in message
+    assert "rebuild it with extra_link_args=dnnl_interop.embedding.link_args()" in message

@@ -64,9 +64,11 @@ def submit(
     This is the hot path of every execution: plain attribute and dict
     operations, the unusual cases sent to ``_refuse`` and ``_explain``.
     """
-    sizes = getattr(primitive, "_arg_sizes", None)
-    layouts = getattr(primitive, "_arg_layouts", None)
-    if sizes is None or layouts is None or not isinstance(primitive, Owned):
+    try:
+        sizes, layouts, required = primitive._arg_sizes, primitive._arg_layouts, primitive._required
+    except AttributeError:
+        sizes = None
+    if sizes is None or not isinstance(primitive, Owned):
         raise TypeError(f"primitive: expected a dnnl_interop.Primitive, got {type(primitive).__name__}")
     if not isinstance(stream, Stream):
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
@@ -92,7 +94,7 @@ def submit(
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
         for index, memory in items:
             if memory is None:
-                entries.append((_arg_index(index), _NULL))
+                entries.append((index if type(index) is Arg or type(index) is int else _arg_index(index), _NULL))
                 continue
             try:
                 memory._users[sid] = epoch
@@ -123,9 +125,10 @@ def submit(
                     _arg_index(index)
                 raise
             stream._last = (entries, c_args)
-        for index in primitive._required:  # usually none; oneDNN would read these through NULL
-            if args.get(index) is None:
-                raise _missing(name, primitive._required, items)
+        if required:  # usually none; oneDNN would read these through NULL
+            for index in required:
+                if args.get(index) is None:
+                    raise _missing(name, required, items)
         status = call(c_primitive, c_stream, len(entries), c_args)
         if status:
             raise _explain(status, name, primitive, stream, list(items), runtime)

@@ -212,7 +212,9 @@ class Primitive(Owned):
                 argument or an object on another engine when the binding can tell).
             DnnlError: another failure oneDNN reports.
         """
-        submit(self, stream, self._with_scratchpad(stream, args), (), _primitive_execute, "dnnl_primitive_execute")
+        if self._scratchpads is not None:
+            args = self._with_scratchpad(stream, args)
+        submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
 
     def bind(self, stream: Stream, args: Mapping[int, Memory | None]) -> BoundExecution:
         """``execute(stream, args)`` checked once, for a loop that submits it many

@@ -100,6 +100,9 @@ def submit(
                 memory._users[sid] = epoch
                 handle = memory._executable  # read after registering: see _owned
             except AttributeError:
+                users = getattr(memory, "_users", None)
+                if isinstance(users, dict):  # another object of this binding: never let it stay registered
+                    users.pop(sid, None)
                 raise TypeError(
                     f"args[{_key(index)}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
                 ) from None

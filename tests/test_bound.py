@@ -113,3 +113,16 @@ def test_a_user_scratchpad_is_given_by_the_binding_when_not_given(engine, stream
     primitive.execute(stream, {**args, dnnl.ARG_SCRATCHPAD: own})  # or takes the user's
     stream.wait()
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
+
+
+def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(engine, stream):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    live = _owned.live_objects()
+    desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
+    for _ in range(3):
+        with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got MemoryDesc"):
+            primitive.execute(stream, {dnnl.ARG_FROM: desc, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
+    stream.wait()
+    desc.close()  # not registered as used by the stream: destroyed now
+    gc.collect()
+    assert _owned.live_objects() == live

@@ -116,7 +116,7 @@ def test_a_user_scratchpad_is_given_by_the_binding_when_not_given(engine, stream
 
 
 def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(engine, stream):
-    src_desc, dst_desc, primitive = _transpose(engine)
+    _, dst_desc, primitive = _transpose(engine)
     live = _owned.live_objects()
     desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
     for _ in range(3):

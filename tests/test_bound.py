@@ -119,7 +119,7 @@ def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(eng
     _, dst_desc, primitive = _transpose(engine)
     live = _owned.live_objects()
     desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
-    for _ in range(3):
+    for _attempt in range(3):
         with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got MemoryDesc"):
             primitive.execute(stream, {dnnl.ARG_FROM: desc, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
     stream.wait()

@@ -18,7 +18,7 @@ from ._ffi import ffi, lib
 from ._library import check
 from ._memory_desc import MemoryDesc
 from ._owned import Owned, using
-from ._validate import count_argument, data_type, enum_argument
+from ._validate import arg_argument, count_argument, data_type, enum_argument
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -35,14 +35,6 @@ _C_INT = 2**31
 _POST_OP_BASE = lib.DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE
 
 
-def _arg_argument(arg: object, what: str = "arg") -> int:
-    if isinstance(arg, bool) or not isinstance(arg, int):
-        raise TypeError(f"{what}: expected an ARG_* index (an int), got {type(arg).__name__}")
-    if not 0 <= arg < _C_INT:
-        raise ValueError(f"{what}: {arg} is not an ARG_* index")
-    return arg
-
-
 def post_op_arg(index: int, arg: int = ARG_SRC_1) -> int:
     """The execute argument of post-op ``index``'s input ``arg``:
     ``DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | arg`` (a C macro, ``32768 * (index + 1)``).
@@ -54,7 +46,7 @@ def post_op_arg(index: int, arg: int = ARG_SRC_1) -> int:
         ValueError: ``index`` is negative or too large for an argument index.
     """
     index = count_argument(index, "index")
-    arg = _arg_argument(arg)
+    arg = arg_argument(arg)
     if _POST_OP_BASE * (index + 1) >= _C_INT:
         raise ValueError(f"index: {index} is more post-ops than an argument index can name")
     return _POST_OP_BASE * (index + 1) | arg
@@ -67,7 +59,7 @@ def scales_arg(arg: int) -> int:
         TypeError: ``arg`` is not an int.
         ValueError: ``arg`` is no argument index.
     """
-    return ARG_ATTR_SCALES | _arg_argument(arg)
+    return ARG_ATTR_SCALES | arg_argument(arg)
 
 
 def zero_points_arg(arg: int) -> int:
@@ -77,7 +69,7 @@ def zero_points_arg(arg: int) -> int:
         TypeError: ``arg`` is not an int.
         ValueError: ``arg`` is no argument index.
     """
-    return ARG_ATTR_ZERO_POINTS | _arg_argument(arg)
+    return ARG_ATTR_ZERO_POINTS | arg_argument(arg)
 
 
 def _float(value: object, what: str) -> float:
@@ -331,7 +323,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the scales.
         """
-        arg, mask = _arg_argument(arg), _mask(mask)
+        arg, mask = arg_argument(arg), _mask(mask)
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_scales_mask(attr, arg, mask), "dnnl_primitive_attr_set_scales_mask")
         self._quantized[ARG_ATTR_SCALES | arg] = (mask, (), DataType.F32)
@@ -346,7 +338,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the scales.
         """
-        arg, mask, found = _arg_argument(arg), _mask(mask), _groups(groups)
+        arg, mask, found = arg_argument(arg), _mask(mask), _groups(groups)
         dtype = _optional_data_type(data_type)
         dims = ffi.new("dnnl_dims_t", list(found))
         with using((self, PrimitiveAttr, "attr")) as attr:
@@ -364,7 +356,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the zero points.
         """
-        arg, mask = _arg_argument(arg), _mask(mask)
+        arg, mask = arg_argument(arg), _mask(mask)
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_set_zero_points_mask(attr, arg, mask),
                   "dnnl_primitive_attr_set_zero_points_mask")
@@ -381,7 +373,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the zero points.
         """
-        arg, mask, found = _arg_argument(arg), _mask(mask), _groups(groups)
+        arg, mask, found = arg_argument(arg), _mask(mask), _groups(groups)
         dtype = _optional_data_type(data_type)
         dims = ffi.new("dnnl_dims_t", list(found))
         with using((self, PrimitiveAttr, "attr")) as attr:

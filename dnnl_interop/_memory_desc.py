@@ -17,6 +17,7 @@ from ._validate import (
     dims_argument,
     strides_argument,
     tag_argument,
+    tag_rank,
 )
 
 if TYPE_CHECKING:
@@ -370,9 +371,7 @@ def _tags_of_rank(rank: int) -> list[tuple[str, int]]:
     """The format tags that lay out ``rank`` dimensions, one name a value, plain ones first."""
     found: dict[int, str] = {}
     for name, value in FORMAT_TAGS.items():
-        name = PLAIN_TAGS.get(value, name)
-        letters = {ch.lower() for ch in name if ch.isalpha()}
-        if name != "any" and len(letters) == rank and letters <= set("abcdefghijkl"):
-            found.setdefault(value, name)
+        if tag_rank(name) == rank:
+            found.setdefault(value, PLAIN_TAGS.get(value, name))
     plain_first = sorted(found.items(), key=lambda item: (item[0] not in PLAIN_TAGS, item[0]))
     return [(name, value) for value, name in plain_first]

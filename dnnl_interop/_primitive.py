@@ -26,7 +26,7 @@ from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._sized import query_then_fill
 from ._stream import Stream
-from ._validate import bool_argument, count_argument, enum_argument
+from ._validate import arg_argument, bool_argument, count_argument, enum_argument
 from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError
 
 if TYPE_CHECKING:
@@ -536,7 +536,7 @@ class PrimitiveDesc(Owned):
         what = enum_argument(what, Query, "what")
         if what not in _MD_QUERIES:
             raise ValueError(f"what: Query.{what.name} is not answered with a memory descriptor (Query.SRC_MD, ...)")
-        index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else _arg_index(index)
+        index = count_argument(index, "index") if what != Query.EXEC_ARG_MD else arg_argument(index)
         md = ffi.new("const_dnnl_memory_desc_t *")
         with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, md), "dnnl_primitive_desc_query")
@@ -828,14 +828,6 @@ def _ndims(md: CData) -> int:
     out = ffi.new("int *")
     check(lib.dnnl_memory_desc_query(md, lib.dnnl_query_ndims_s32, out), "dnnl_memory_desc_query")
     return int(out[0])
-
-
-def _arg_index(arg: object) -> int:
-    if isinstance(arg, bool) or not isinstance(arg, int):
-        raise TypeError(f"arg: expected an ARG_* index (an int), got {type(arg).__name__}")
-    if not 0 <= arg < 2**31:
-        raise ValueError(f"arg: {arg} is not an ARG_* index")
-    return arg
 
 
 def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:

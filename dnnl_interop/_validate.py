@@ -108,13 +108,13 @@ def tag_argument(tag: object, ndim: int) -> int:
         raise TypeError(f"tag: expected a format tag name, got {type(tag).__name__}{hint}")
     if tag not in FORMAT_TAGS:
         raise ValueError(f"tag: unknown format tag {tag!r}; see dnnl_interop.format_tags()")
-    rank = _tag_rank(tag)
+    rank = tag_rank(tag)
     if rank is not None and rank != ndim:
         raise ValueError(f"tag: {tag!r} lays out {rank} dimensions, the shape has {ndim}")
     return FORMAT_TAGS[tag]
 
 
-def _tag_rank(tag: str) -> int | None:
+def tag_rank(tag: str) -> int | None:
     """How many dimensions a tag lays out (distinct letters), None if unknown ("any")."""
     letters = {ch.lower() for ch in PLAIN_TAGS.get(FORMAT_TAGS[tag], tag) if ch.isalpha()}
     if tag == "any" or not letters <= set("abcdefghijkl"):
@@ -203,6 +203,15 @@ def count_argument(value: object, what: str) -> int:
     if not 0 <= value < 2**63:
         raise ValueError(f"{what}: {value} is not a valid index (0 or more)")
     return value
+
+
+def arg_argument(arg: object, what: str = "arg") -> int:
+    """An execute-argument index (``ARG_*``, ``post_op_arg(i)``, ...): an int from 0 that fits a C int."""
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        raise TypeError(f"{what}: expected an ARG_* index (an int), got {type(arg).__name__}")
+    if not 0 <= arg < 2**31:
+        raise ValueError(f"{what}: {arg} is not an ARG_* index")
+    return arg
 
 
 def bool_argument(value: object, what: str) -> bool:

@@ -74,6 +74,72 @@ def compile_module(name: str, cdef: str, source: str):
     return module.ffi, module.lib
 
 
+# C loops the benchmarks time oneDNN's calls with (cffi API mode, -O2), and C
+# no-ops of the same signatures; compile_loops(name) builds them.
+LOOPS_CDEF = """
+double execute_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
+                    int nargs, void *args, int n);
+double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
+                         int nargs, void *args, int n);
+int noop_execute(void *primitive, void *stream, int nargs, void *args);
+int noop_wait(void *stream);
+long noop_calls(void);
+"""
+
+LOOPS_SOURCE = r"""
+#include <time.h>
+
+typedef int (*execute_fn_t)(void *primitive, void *stream, int nargs, const void *args);
+typedef int (*wait_fn_t)(void *stream);
+
+/* Seconds for n executions and one wait; -1 on a failing call. */
+static double execute_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
+                           int nargs, void *args, int n) {
+    execute_fn_t execute = (execute_fn_t)execute_fn;
+    struct timespec t0, t1;
+    int failures = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++)
+        failures += execute(primitive, stream, nargs, args) != 0;
+    failures += ((wait_fn_t)wait_fn)(stream) != 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (failures) return -1.0;
+    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+}
+
+/* Seconds for n executions, each followed by a wait; -1 on a failing call. */
+static double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
+                                int nargs, void *args, int n) {
+    execute_fn_t execute = (execute_fn_t)execute_fn;
+    wait_fn_t wait = (wait_fn_t)wait_fn;
+    struct timespec t0, t1;
+    int failures = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++) {
+        failures += execute(primitive, stream, nargs, args) != 0;
+        failures += wait(stream) != 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (failures) return -1.0;
+    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+}
+
+static long noop_count;
+static int noop_execute(void *primitive, void *stream, int nargs, void *args) {
+    (void)primitive; (void)stream; (void)nargs; (void)args;
+    noop_count++;
+    return 0;
+}
+static int noop_wait(void *stream) { (void)stream; noop_count++; return 0; }
+static long noop_calls(void) { return noop_count; }
+"""
+
+
+def compile_loops(name: str):
+    """The C loops and no-ops above, as an API-mode cffi module ``name``: ``(ffi, lib)``."""
+    return compile_module(name, LOOPS_CDEF, LOOPS_SOURCE)
+
+
 def real_function(name: str):
     """The address (``void *`` of the binding's ffi) of ``name`` in the bound libdnnl."""
     import dnnl_interop

@@ -43,69 +43,13 @@ import argparse
 import time
 
 from _bench import (
-    compile_module,
+    compile_loops,
     interleave,
     median,
     real_function,
     report,
     require_intel_cpu_opencl,
 )
-
-CDEF = """
-double execute_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                    int nargs, void *args, int n);
-double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                         int nargs, void *args, int n);
-int noop_execute(void *primitive, void *stream, int nargs, void *args);
-long noop_calls(void);
-"""
-
-SOURCE = r"""
-#include <time.h>
-
-typedef int (*execute_fn_t)(void *primitive, void *stream, int nargs, const void *args);
-typedef int (*wait_fn_t)(void *stream);
-
-/* Seconds for n executions and one wait; -1 on a failing call. */
-static double execute_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                           int nargs, void *args, int n) {
-    execute_fn_t execute = (execute_fn_t)execute_fn;
-    struct timespec t0, t1;
-    int failures = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < n; i++)
-        failures += execute(primitive, stream, nargs, args) != 0;
-    failures += ((wait_fn_t)wait_fn)(stream) != 0;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (failures) return -1.0;
-    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-}
-
-/* Seconds for n executions, each followed by a wait; -1 on a failing call. */
-static double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                                int nargs, void *args, int n) {
-    execute_fn_t execute = (execute_fn_t)execute_fn;
-    wait_fn_t wait = (wait_fn_t)wait_fn;
-    struct timespec t0, t1;
-    int failures = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < n; i++) {
-        failures += execute(primitive, stream, nargs, args) != 0;
-        failures += wait(stream) != 0;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (failures) return -1.0;
-    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-}
-
-static long noop_count;
-static int noop_execute(void *primitive, void *stream, int nargs, void *args) {
-    (void)primitive; (void)stream; (void)nargs; (void)args;
-    noop_count++;
-    return 0;
-}
-static long noop_calls(void) { return noop_count; }
-"""
 
 
 def main() -> None:
@@ -147,7 +91,7 @@ def main() -> None:
     )
     p_handle, s_handle = primitive.handle, stream.handle
 
-    bench_ffi, bench_lib = compile_module("_bench_execute", CDEF, SOURCE)
+    bench_ffi, bench_lib = compile_loops("_bench_execute")
     vp = bench_ffi.cast
     execute_ptr = vp("void *", real_function("dnnl_primitive_execute"))
     wait_ptr = vp("void *", real_function("dnnl_stream_wait"))

@@ -113,48 +113,7 @@ import sys
 import tempfile
 import time
 
-from _bench import compile_module, interleave, real_function, require_intel_cpu_opencl
-
-CDEF = """
-double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                         int nargs, void *args, int n);
-int noop_execute(void *primitive, void *stream, int nargs, void *args);
-int noop_wait(void *stream);
-long noop_calls(void);
-"""
-
-SOURCE = r"""
-#include <time.h>
-
-typedef int (*execute_fn_t)(void *primitive, void *stream, int nargs, const void *args);
-typedef int (*wait_fn_t)(void *stream);
-
-/* Seconds for n executions, each followed by a wait; -1 on a failing call. */
-static double execute_wait_loop(void *execute_fn, void *wait_fn, void *primitive, void *stream,
-                                int nargs, void *args, int n) {
-    execute_fn_t execute = (execute_fn_t)execute_fn;
-    wait_fn_t wait = (wait_fn_t)wait_fn;
-    struct timespec t0, t1;
-    int failures = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < n; i++) {
-        failures += execute(primitive, stream, nargs, args) != 0;
-        failures += wait(stream) != 0;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (failures) return -1.0;
-    return (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-}
-
-static long noop_count;
-static int noop_execute(void *primitive, void *stream, int nargs, void *args) {
-    (void)primitive; (void)stream; (void)nargs; (void)args;
-    noop_count++;
-    return 0;
-}
-static int noop_wait(void *stream) { (void)stream; noop_count++; return 0; }
-static long noop_calls(void) { return noop_count; }
-"""
+from _bench import compile_loops, interleave, real_function, require_intel_cpu_opencl
 
 # Part 1, per round: CALLS executions of each of the three loops of the matmul
 # and of the "any" convolution, in blocks of BLOCK (12 blocks: the 6 orders
@@ -255,7 +214,7 @@ def cpu_part(rounds: int) -> None:
     numpy.testing.assert_allclose(numpy.asarray(mm_args[dnnl.ARG_DST]), a @ b, rtol=1e-4, atol=1e-3)
     numpy.testing.assert_allclose(numpy.asarray(conv_any_args[dnnl.ARG_DST]), y_plain, rtol=1e-4, atol=1e-4)
 
-    bench_ffi, bench_lib = compile_module("_bench_primitives", CDEF, SOURCE)
+    bench_ffi, bench_lib = compile_loops("_bench_primitives")
     vp = bench_ffi.cast
     execute_ptr = vp("void *", real_function("dnnl_primitive_execute"))
     wait_ptr = vp("void *", real_function("dnnl_stream_wait"))
@@ -383,13 +342,7 @@ def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
     import dnnl_interop._stream as stream_module
 
     execute_module = importlib.import_module(type(primitive).__module__)
-    real_execute, real_lib = execute_module._primitive_execute, stream_module.lib
-
-    class NoopWait:  # Stream.wait's view of lib: dnnl_stream_wait is a no-op, the rest is lib's
-        dnnl_stream_wait = bench_lib.noop_wait
-
-        def __getattr__(self, name):
-            return getattr(real_lib, name)
+    real_execute, real_wait = execute_module._primitive_execute, stream_module._stream_wait
 
     loops = {
         "binding execute + wait": binding_loop(primitive, args),
@@ -397,7 +350,7 @@ def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
         "binding execute": binding_loop(primitive, args, wait=False),
         "raw cffi execute": raw_loop(primitive, args, bench_lib.noop_execute, None),
     }
-    execute_module._primitive_execute, stream_module.lib = bench_lib.noop_execute, NoopWait()
+    execute_module._primitive_execute, stream_module._stream_wait = bench_lib.noop_execute, bench_lib.noop_wait
     try:
         before = bench_lib.noop_calls()
         loops["binding execute + wait"](10)
@@ -406,7 +359,7 @@ def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
                              "the isolated measurement needs updating")
         per_call = interleave(loops, ISOLATED_ROUNDS, ISOLATED_CALLS)
     finally:
-        execute_module._primitive_execute, stream_module.lib = real_execute, real_lib
+        execute_module._primitive_execute, stream_module._stream_wait = real_execute, real_wait
     print(f"isolated: the matmul's oneDNN calls replaced by C no-ops; {ISOLATED_ROUNDS} rounds x "
           f"{ISOLATED_CALLS} calls, interleaved; per call:")
     m = {name: _row(name, values, max(map(len, loops))) for name, values in per_call.items()}

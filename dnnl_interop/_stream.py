@@ -167,14 +167,19 @@ class Stream(Owned):
         if self._deps:
             self._deps = [entry for entry in self._deps if entry[0] > epoch]
         sid = id(self)
-        pending = self._pending
-        for key, obj in list(pending.items()):
+        kept: dict[int, Owned] = {}
+        claim: list[Owned] | None = None
+        for key, obj in self._pending.items():
             users = obj._users
-            if users.get(sid, -1) <= epoch:
-                del pending[key]
-                del users[sid]  # Owned._release, inlined: this runs after every wait
-                if not users and key in _deferred:
-                    obj._claim()
+            if users.get(sid, -1) > epoch:
+                kept[key] = obj
+                continue
+            del users[sid]  # Owned._release, inlined: this runs after every wait
+            if not users and key in _deferred:
+                claim = [*(claim or ()), obj]
+        self._pending = kept
+        for obj in claim or ():
+            obj._claim()
 
     def _close_handle(self, finalizing: bool = False) -> None:
         lock = getattr(self, "_lock", None)

@@ -4,27 +4,33 @@
 ``dnnl::ze_interop`` of oneDNN's C++ API. Importing this package loads no
 oneDNN library; the first call does (see :func:`load_library`).
 
-What is here, by task (each documented below):
+What is here, by task (``help()`` documents each below, except where it
+names another module):
 
 * engines and streams: ``Engine`` (``Engine.cpu()``), ``Stream``;
 * memory: ``MemoryDesc``, ``Memory`` (``numpy.asarray(memory)``,
   ``memory.mapped()``), ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
 * primitives: ``reorder``, ``reordered``, ``PrimitiveDesc``, ``Primitive``
   (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
-  indices, each also importable as ``ARG_SRC``, ...); the forward kinds
-  ``MatmulDesc``, ``ConvolutionForwardDesc``, ... ``LRNForwardDesc``;
-  ``PrimitiveAttr``, ``PostOps`` and ``post_op_arg``, ``scales_arg``,
-  ``zero_points_arg``;
+  indices, each also importable as ``ARG_SRC``, ...); ``PrimitiveAttr``,
+  ``PostOps`` and ``post_op_arg``, ``scales_arg``, ``zero_points_arg``;
+* the forward primitive kinds, ``MatmulDesc``, ``ConvolutionForwardDesc``,
+  ... ``LRNForwardDesc``: importable from here, documented in
+  ``dnnl_interop.primitives``;
 * cache blobs: ``CacheBlobStore``, ``make_primitive_cached``,
   ``reorder_cached``, ``compose_key`` (and the ``cache`` module);
 * oneDNN's enums: ``DataType``, ``EngineKind``, ``FormatKind``, ``PropKind``,
   ``AlgKind``, ``PrimitiveKind``, ``Query``, ...;
-* the library: ``load_library``, ``version``, ``set_verbose``, ``get_include``;
-* errors: ``DnnlError`` and a subclass per ``Status``, ``ClosedObjectError``,
-  ``LibraryNotFoundError``;
-* submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``cache``,
-  ``embedding`` (other cffi modules), ``testing`` (the emulated GPU and Level
-  Zero device, the pytest plugin), ``core`` (the core objects alone).
+* the library: ``load_library``, ``version`` (a ``Version``), ``set_verbose``,
+  ``get_include``;
+* errors: ``DnnlError``, ``ClosedObjectError`` and ``Status``; a subclass of
+  ``DnnlError`` per status (``InvalidArgumentsError``, ...),
+  ``LibraryNotFoundError`` and ``MissingFunctionError`` are importable from
+  here and documented in ``dnnl_interop.errors``;
+* submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``primitives``,
+  ``errors``, ``cache``, ``embedding`` (other cffi modules), ``testing`` (the
+  emulated GPU and Level Zero device, the pytest plugin), ``core`` (the core
+  objects alone).
 
 The ``dnnl_interop`` logger reports at DEBUG how long each primitive took to
 make, and each cache hit, miss and refusal (``dnnl_interop.cache``).
@@ -35,22 +41,22 @@ from __future__ import annotations
 import os as _os
 from importlib import import_module as _import_module
 
+from . import errors
+
 # Eager: _library attaches the callback through which the first C call
 # finds and binds oneDNN, so it must be in place before any call.
-from ._library import (  # noqa: F401 - re-exported (see __getattr__ for __all__)
-    ENV_VAR,
-    Library,
-    Runtime,
-    Version,
-    check,
-    has_function,
-    load_library,
-    loaded_library,
-    set_verbose,
-    version,
-)
+# "X as X" marks each name as re-exported, for type checkers.
+from ._library import ENV_VAR as ENV_VAR
+from ._library import Library as Library
+from ._library import Runtime as Runtime
+from ._library import Version as Version
+from ._library import check as check
+from ._library import has_function as has_function
+from ._library import load_library as load_library
+from ._library import loaded_library as loaded_library
+from ._library import set_verbose as set_verbose
+from ._library import version as version
 from .errors import *  # noqa: F403 - the exception hierarchy is public API
-from .errors import __all__ as _errors_all
 
 __version__ = "0.1.0"
 
@@ -58,8 +64,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from . import core, ocl, ze  # noqa: F401
+    from . import core, ocl, primitives, ze  # noqa: F401
     from ._args import *  # noqa: F403 - the ARG_* names, not in __all__
+    from ._primitives import *  # noqa: F403 - documented in .primitives, not in __all__
     from .core import *  # noqa: F403
 
 
@@ -80,7 +87,6 @@ _EAGER = [
     "ENV_VAR",
     "Library",
     "Runtime",
-    "Version",
     "check",
     "has_function",
     "load_library",
@@ -88,9 +94,11 @@ _EAGER = [
     "set_verbose",
     "version",
     "get_include",
-    *_errors_all,
+    "Status",
+    "DnnlError",
+    "ClosedObjectError",
 ]
-_SUBMODULES = ("core", "ocl", "ze", "cache", "testing")
+_SUBMODULES = ("core", "primitives", "ocl", "ze", "cache", "errors", "testing")
 # The public names imported on first use, by the module that defines them:
 # `import dnnl_interop` stays cheap. The ARG_* names (Arg's members, under
 # their oneDNN names) come from _args too, but stay out of __all__: help()
@@ -113,24 +121,6 @@ _LAZY = {
     "Arg": "_args",
     "make_primitive_cached": "_cached",
     "reorder_cached": "_cached",
-    "MatmulDesc": "_primitives",
-    "InnerProductForwardDesc": "_primitives",
-    "ConvolutionForwardDesc": "_primitives",
-    "DeconvolutionForwardDesc": "_primitives",
-    "EltwiseForwardDesc": "_primitives",
-    "SoftmaxForwardDesc": "_primitives",
-    "BinaryDesc": "_primitives",
-    "PoolingForwardDesc": "_primitives",
-    "BatchNormalizationForwardDesc": "_primitives",
-    "LayerNormalizationForwardDesc": "_primitives",
-    "GroupNormalizationForwardDesc": "_primitives",
-    "ReductionDesc": "_primitives",
-    "ResamplingForwardDesc": "_primitives",
-    "ConcatDesc": "_primitives",
-    "SumDesc": "_primitives",
-    "PReLUForwardDesc": "_primitives",
-    "ShuffleForwardDesc": "_primitives",
-    "LRNForwardDesc": "_primitives",
     "reordered": "_primitive",
     "PrimitiveAttr": "_attr",
     "PostOps": "_attr",
@@ -148,6 +138,19 @@ _LAZY = {
     "CacheBlobStore": "cache",
     "compose_key": "cache",
 }
+# Importable from here and listed by dir(), but documented by help() in their
+# own module, so that help(dnnl_interop) shows each class once: a forward kind
+# here would repeat every method of PrimitiveDesc, an error class those of
+# BaseException.
+_ELSEWHERE = {
+    **dict.fromkeys(("MatmulDesc", "InnerProductForwardDesc", "ConvolutionForwardDesc",
+                     "DeconvolutionForwardDesc", "EltwiseForwardDesc", "SoftmaxForwardDesc", "BinaryDesc",
+                     "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
+                     "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
+                     "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc"), "primitives"),
+    **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
+    "Version": "_library",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -155,7 +158,7 @@ def __getattr__(name: str) -> Any:
         return _import_module(f"{__name__}.{name}")
     if name == "__all__":
         return [*_SUBMODULES, *_EAGER, *_LAZY]
-    module = _LAZY.get(name) or ("_args" if name.startswith("ARG_") else None)
+    module = _LAZY.get(name) or _ELSEWHERE.get(name) or ("_args" if name.startswith("ARG_") else None)
     if module is not None:
         value = getattr(_import_module(f"{__name__}.{module}"), name, _MISSING)
         if value is not _MISSING:
@@ -167,4 +170,4 @@ _MISSING = object()
 
 
 def __dir__() -> list[str]:
-    return sorted({"__version__", *__getattr__("__all__")})
+    return sorted({"__version__", *__getattr__("__all__"), *_ELSEWHERE})

@@ -441,7 +441,7 @@ def problems(facts: Facts) -> list[Facts]:
     driver = icd["driver"]
     if "onednn" in missing:
         add("error", "no usable oneDNN library (the places tried are listed above)",
-            "pip install onednn (or: pip install 'dnnl-interop[onednn]'), "
+            "pip install 'dnnl-interop[gpu]' (oneDNN, pyopencl and numpy; or pip install onednn alone), "
             "or set DNNL_INTEROP_LIBRARY to a libdnnl.so.3")
     elif "cpu-engine" in missing:
         if driver and not icd["onednn"]["registered"]:

@@ -32,8 +32,6 @@ from ._enums import (
 from ._memory import MEMORY_NONE, Memory
 from ._memory_desc import MemoryDesc
 from ._primitive import Primitive, PrimitiveDesc, reorder, reordered
-from ._primitives import *  # noqa: F403 - the forward primitives
-from ._primitives import __all__ as _PRIMITIVE_NAMES
 from ._stream import Stream
 from ._validate import format_tags
 
@@ -56,7 +54,6 @@ __all__ = [
     "make_primitive_cached",
     "reorder_cached",
     "reordered",
-    *_PRIMITIVE_NAMES,
     "PrimitiveAttr",
     "PostOps",
     "post_op_arg",

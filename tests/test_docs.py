@@ -24,7 +24,7 @@ import dnnl_interop
 from dnnl_interop import Runtime, Version
 from dnnl_interop._target import TARGET_ONEDNN
 
-MODULES = ("core", "ocl", "ze", "cache")
+MODULES = ("core", "primitives", "ocl", "ze", "cache")
 
 
 def _public_members(cls: type) -> Iterator[tuple[str, object]]:
@@ -42,7 +42,7 @@ def _public_members(cls: type) -> Iterator[tuple[str, object]]:
 
 def public_callables() -> Iterator[tuple[str, object, str]]:
     """``(name, object, docstring)`` of every public function, class, method and
-    property that core, ocl, ze and cache offer, defined by themselves or by
+    property that core, primitives, ocl, ze and cache offer, defined by themselves or by
     the private module behind them (not re-exported from another public
     module). A class's docstring counts with its own ``__init__``'s: they
     document one call."""

@@ -48,7 +48,9 @@ def test_the_api_reference_documents_every_public_module(site):
     api = (site / "api.html").read_text(encoding="utf-8")
     for name in ("dnnl_interop.Engine", "dnnl_interop.Memory", "dnnl_interop.ocl.make_engine",
                  "dnnl_interop.ze.make_engine", "dnnl_interop.cache.CacheBlobStore",
-                 "dnnl_interop.embedding.ffibuilder", "dnnl_interop.testing.check_size_query_protocol",
+                 "dnnl_interop.embedding.ffibuilder", "dnnl_interop.primitives.MatmulDesc",
+                 "dnnl_interop.errors.InvalidArgumentsError", "dnnl_interop.Version",
+                 "dnnl_interop.testing.check_size_query_protocol",
                  "dnnl_interop.testing.emulated_gpu.enable"):
         assert f'id="{name}"' in api, f"{name} is not in the API reference"
 

@@ -340,6 +340,8 @@ def test_no_library_as_json():
     ]
     devices = [d for p in facts["opencl"]["platforms"] for d in p["devices"]]
     assert devices and all(d["cache_blob_id"] is None and d["gpu_engine"] is None for d in devices)
+    fixes = [problem["fix"] for problem in facts["problems"] if problem["problem"].startswith("no usable oneDNN")]
+    assert fixes and "pip install 'dnnl-interop[gpu]'" in fixes[0], facts["problems"]
 
 
 def test_an_empty_library_variable_is_not_taken_for_onednn():

@@ -24,6 +24,7 @@ from dnnl_interop import _args, _enums
 
 PUBLIC_MODULES = (
     "dnnl_interop.core",
+    "dnnl_interop.primitives",
     "dnnl_interop.ocl",
     "dnnl_interop.ze",
     "dnnl_interop.cache",
@@ -45,9 +46,29 @@ def test_dir_of_every_public_module_is_its_all(name):
     assert [n for n in module.__all__ if not hasattr(module, n)] == []
 
 
-def test_dir_of_the_package_is_its_all_and_its_version():
-    assert dir(dnnl_interop) == sorted({"__version__", *dnnl_interop.__all__})
+def test_dir_of_the_package_is_its_all_its_version_and_the_names_documented_in_submodules():
+    from dnnl_interop import errors, primitives
+
+    elsewhere = {*primitives.__all__, *errors.__all__, "Version"}
+    assert dir(dnnl_interop) == sorted({"__version__", *dnnl_interop.__all__, *elsewhere})
     assert [n for n in dnnl_interop.__all__ if not hasattr(dnnl_interop, n)] == []
+    assert dnnl_interop.MatmulDesc is primitives.MatmulDesc
+    assert dnnl_interop.InvalidArgumentsError is errors.InvalidArgumentsError
+
+
+def test_help_of_the_package_documents_each_class_once():
+    # A forward kind or an error class documented here would repeat every
+    # method of PrimitiveDesc or of BaseException: they are documented in
+    # dnnl_interop.primitives and dnnl_interop.errors, which help() names.
+    text = pydoc.render_doc(dnnl_interop, renderer=pydoc.plaintext)
+    documented = [getattr(dnnl_interop, name) for name in dnnl_interop.__all__]
+    for cls in (obj for obj in documented if isinstance(obj, type)):
+        assert f"inherited from {cls.__module__}.{cls.__qualname__}:" not in text, cls
+    assert "class MatmulDesc" not in text and "class InvalidArgumentsError" not in text
+    assert "dnnl_interop.primitives" in text and "dnnl_interop.errors" in text
+    assert len(text.splitlines()) < 3500
+    primitives = pydoc.render_doc(import_module("dnnl_interop.primitives"), renderer=pydoc.plaintext)
+    assert "class MatmulDesc(" in primitives and "class LRNForwardDesc(" in primitives
 
 
 def test_the_pytest_plugin_still_offers_its_hooks_and_fixtures():
@@ -97,6 +118,8 @@ def test_type_checkers_see_the_arg_names_as_ints(tmp_path):
         not_a_str: str = dnnl_interop.ARG_SRC
         not_a_str_either: str = core.ARG_WEIGHTS
         reveal_type(dnnl_interop.ARG_SRC)
+        reveal_type(dnnl_interop.MatmulDesc)  # documented in dnnl_interop.primitives, typed here too
+        known: dnnl_interop.Version = dnnl_interop.version()
     """))
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(checked)],
@@ -108,6 +131,7 @@ def test_type_checkers_see_the_arg_names_as_ints(tmp_path):
     assert len(errors) == 2, done.stdout + done.stderr
     assert all('expression has type "Arg", variable has type "str"' in line for line in errors), errors
     assert any('Revealed type is "dnnl_interop._args.Arg"' in line for line in lines), done.stdout
+    assert any("-> dnnl_interop._primitives.MatmulDesc" in line for line in lines), done.stdout
     assert issubclass(_args.Arg, int)
 
 

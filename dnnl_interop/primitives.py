@@ -1,0 +1,46 @@
+"""The forward primitives: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
+as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
+
+=================================  ==========================================
+``dnnl::<primitive>``              here
+=================================  ==========================================
+``matmul``                         :class:`MatmulDesc`
+``inner_product_forward``          :class:`InnerProductForwardDesc`
+``convolution_forward``            :class:`ConvolutionForwardDesc`
+``deconvolution_forward``          :class:`DeconvolutionForwardDesc`
+``eltwise_forward``                :class:`EltwiseForwardDesc`
+``softmax_forward``                :class:`SoftmaxForwardDesc`
+``binary`` (and ``select``)        :class:`BinaryDesc`
+``pooling_forward``                :class:`PoolingForwardDesc`
+``batch_normalization_forward``    :class:`BatchNormalizationForwardDesc`
+``layer_normalization_forward``    :class:`LayerNormalizationForwardDesc`
+``group_normalization_forward``    :class:`GroupNormalizationForwardDesc`
+``reduction``                      :class:`ReductionDesc`
+``resampling_forward``             :class:`ResamplingForwardDesc`
+``concat``                         :class:`ConcatDesc`
+``sum``                            :class:`SumDesc`
+``prelu_forward``                  :class:`PReLUForwardDesc`
+``shuffle_forward``                :class:`ShuffleForwardDesc`
+``lrn_forward``                    :class:`LRNForwardDesc`
+=================================  ==========================================
+
+Each takes the arguments of the C++ constructor without its optional ones,
+in its order, engine first; the optional ones are keywords (``bias_desc``,
+``attr``, ``dilates``, ...). Every kind is a :class:`~dnnl_interop.PrimitiveDesc`
+and answers its queries (``src_desc()``, ``weights_desc()``, ``dst_desc()``,
+``arg_desc(arg)``, ...): they are documented there once.
+``Primitive(pd)`` makes the primitive. Each kind is importable from the
+package too: ``dnnl_interop.MatmulDesc``.
+"""
+
+from __future__ import annotations
+
+from . import _primitives
+from ._primitives import *  # noqa: F403 - the forward primitive kinds
+
+__all__: list[str] = []
+__all__ += _primitives.__all__  # a form type checkers follow
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

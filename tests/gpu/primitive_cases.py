@@ -5,9 +5,10 @@ and functions they run in a second process, can import it.
 
 Inputs are multiples of 0.5 in [-4, 4] (:func:`halves`): the products and sums
 a case makes of a few of them are exact in f32 and f16, so most cases must
-match numpy exactly; those with exp, tanh or a square root within a few ulps.
-Every case runs with every argument in a plain layout (the descriptors are
-made with plain tags, so oneDNN computes with those).
+match numpy exactly; those with exp, tanh, a square root or a power within a
+few ulps (f32) or one rounding (f16 results). Every case runs with every
+argument in a plain layout (the descriptors are made with plain tags, so
+oneDNN computes with those).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def halves(rng: np.random.Generator, shape, dtype=np.float32) -> np.ndarray:
 
 
 def plain(shape, dtype="f32") -> dnnl.MemoryDesc:
-    """The plain (row-major) descriptor of ``shape``."""
+    """The plain (row-major) descriptor of ``shape`` (``dtype`` oneDNN's name or numpy's type)."""
     return dnnl.MemoryDesc(shape, dtype, TAGS[: len(shape)])
 
 
@@ -74,6 +75,44 @@ def pool2x2(x: np.ndarray, reduce: Callable[..., np.ndarray]) -> np.ndarray:
 
 def channel(v: np.ndarray) -> np.ndarray:
     return v[None, :, None, None]
+
+
+def resample(x: np.ndarray, linear: bool, sizes) -> np.ndarray:
+    """Nearest or (bi)linear resampling of the spatial dimensions to ``sizes``, oneDNN's half-pixel
+    mapping: output ``i`` samples input position ``(i + 0.5) * in / out - 0.5``."""
+    out = x.astype(np.float64)
+    for axis, size_out in enumerate(sizes, start=2):
+        size_in = out.shape[axis]
+        position = (np.arange(size_out) + 0.5) * size_in / size_out - 0.5
+        if not linear:
+            out = np.take(out, np.clip(np.floor(position + 0.5), 0, size_in - 1).astype(int), axis=axis)
+            continue
+        left = np.floor(position)
+        weight = (position - left).reshape([-1 if i == axis else 1 for i in range(out.ndim)])
+        low, high = (np.clip(at, 0, size_in - 1).astype(int) for at in (left, left + 1))
+        out = np.take(out, low, axis=axis) * (1 - weight) + np.take(out, high, axis=axis) * weight
+    return out
+
+
+def lrn(x: np.ndarray, across: bool, size: int, alpha: float, beta: float, k: float) -> np.ndarray:
+    """``x * (k + alpha / n * Σ x²) ** -beta``, the sum over the ``size`` channels (or the
+    ``size × size`` window of each channel) centred on ``x``, zeros past the edges; ``n`` the
+    window's whole size."""
+    x = x.astype(np.float64)
+    half = (size - 1) // 2
+    padded = np.pad(x * x, [(0, 0), (half, half), (0, 0), (0, 0)] if across else [(0, 0), (0, 0), (half, half),
+                                                                                    (half, half)])
+    total = np.zeros_like(x)
+    if across:
+        for i in range(size):
+            total += padded[:, i:i + x.shape[1]]
+        count = size
+    else:
+        for i in range(size):
+            for j in range(size):
+                total += padded[:, :, i:i + x.shape[2], j:j + x.shape[3]]
+        count = size * size
+    return x * (k + alpha / count * total) ** -beta
 
 
 # --- the cases ---------------------------------------------------------------------------
@@ -255,6 +294,130 @@ def _elu(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, x, np.expm1(x))
 
 
+def _layer_norm_training(engine: dnnl.Engine) -> Case:
+    """Statistics over the last dimension, given back; scale and shift per element of it."""
+    rng = np.random.default_rng(13)
+    src, scale, shift = halves(rng, (3, 4, 8)), halves(rng, (8,)), halves(rng, (8,))
+    desc = dnnl.LayerNormalizationForwardDesc(
+        engine, plain(src.shape), plain(src.shape), EPSILON, FLAGS.USE_SCALE | FLAGS.USE_SHIFT,
+        prop_kind=dnnl.PropKind.FORWARD_TRAINING,
+    )
+    x = src.astype(np.float64)
+    mean, variance = x.mean(axis=-1), x.var(axis=-1)
+    expected = scale * (x - mean[..., None]) / np.sqrt(variance[..., None] + EPSILON) + shift
+    outputs = {dnnl.ARG_DST: expected.astype(np.float32), dnnl.ARG_MEAN: mean.astype(np.float32),
+               dnnl.ARG_VARIANCE: variance.astype(np.float32)}
+    return Case(desc, {dnnl.ARG_SRC: src, dnnl.ARG_SCALE: scale, dnnl.ARG_SHIFT: shift}, outputs, 1e-5, 1e-5)
+
+
+def _layer_norm_inference_f16(engine: dnnl.Engine) -> Case:
+    """f16 data, statistics (f32) given, scale and shift (f32); dst within an f16 rounding."""
+    rng = np.random.default_rng(14)
+    src = halves(rng, (4, 16), np.float16)
+    mean, scale, shift = halves(rng, (4,)), halves(rng, (16,)), halves(rng, (16,))
+    variance = np.array([0.25, 1.0, 4.0, 2.25], np.float32)
+    desc = dnnl.LayerNormalizationForwardDesc(
+        engine, plain(src.shape, "f16"), plain(src.shape, "f16"), EPSILON,
+        FLAGS.USE_GLOBAL_STATS | FLAGS.USE_SCALE | FLAGS.USE_SHIFT,
+    )
+    x = src.astype(np.float64)
+    expected = scale * (x - mean[:, None]) / np.sqrt(variance[:, None] + EPSILON) + shift
+    inputs = {dnnl.ARG_SRC: src, dnnl.ARG_MEAN: mean, dnnl.ARG_VARIANCE: variance,
+              dnnl.ARG_SCALE: scale, dnnl.ARG_SHIFT: shift}
+    return Case(desc, inputs, {dnnl.ARG_DST: expected.astype(np.float16)}, rtol=1e-3, atol=1e-3)
+
+
+def _group_norm_training(engine: dnnl.Engine) -> Case:
+    """6 channels in 3 groups: statistics over each group's channels and space, given back;
+    scale and shift per channel."""
+    rng = np.random.default_rng(15)
+    src, scale, shift = halves(rng, (2, 6, 3, 3)), halves(rng, (6,)), halves(rng, (6,))
+    desc = dnnl.GroupNormalizationForwardDesc(
+        engine, plain(src.shape), plain(src.shape), 3, EPSILON, FLAGS.USE_SCALE | FLAGS.USE_SHIFT,
+        prop_kind=dnnl.PropKind.FORWARD_TRAINING,
+    )
+    grouped = src.astype(np.float64).reshape(2, 3, 2, 3, 3)
+    mean, variance = grouped.mean(axis=(2, 3, 4)), grouped.var(axis=(2, 3, 4))
+    normalized = (grouped - mean[:, :, None, None, None]) / np.sqrt(variance[:, :, None, None, None] + EPSILON)
+    expected = channel(scale) * normalized.reshape(src.shape) + channel(shift)
+    outputs = {dnnl.ARG_DST: expected.astype(np.float32), dnnl.ARG_MEAN: mean.astype(np.float32),
+               dnnl.ARG_VARIANCE: variance.astype(np.float32)}
+    return Case(desc, {dnnl.ARG_SRC: src, dnnl.ARG_SCALE: scale, dnnl.ARG_SHIFT: shift}, outputs, 1e-5, 1e-5)
+
+
+def _reduction(algorithm: dnnl.AlgKind, shape, dst_shape, reference, dtype=np.float32, p=0.0, rtol=0.0):
+    """Reduces the dimensions where ``dst_shape`` has 1: ``reference(x, axes)`` (keeping them)."""
+    def make(engine: dnnl.Engine) -> Case:
+        src = halves(np.random.default_rng(16), shape, dtype)
+        desc = dnnl.ReductionDesc(engine, algorithm, plain(shape, dtype), plain(dst_shape, dtype), p, 0.0)
+        axes = tuple(i for i, (n, m) in enumerate(zip(shape, dst_shape, strict=True)) if n != m)
+        expected = reference(src.astype(np.float64), axes).astype(dtype)
+        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected}, rtol)
+
+    return make
+
+
+def _resampling(algorithm: dnnl.AlgKind, shape, dst_shape, dtype=np.float32, rtol=0.0, atol=0.0):
+    def make(engine: dnnl.Engine) -> Case:
+        src = halves(np.random.default_rng(17), shape, dtype)
+        desc = dnnl.ResamplingForwardDesc(engine, algorithm, plain(shape, dtype), plain(dst_shape, dtype))
+        expected = resample(src, algorithm == A.RESAMPLING_LINEAR, dst_shape[2:]).astype(dtype)
+        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected}, rtol, atol)
+
+    return make
+
+
+def _concat(axis: int, shapes, dtype=np.float32):
+    def make(engine: dnnl.Engine) -> Case:
+        rng = np.random.default_rng(18)
+        sources = [halves(rng, shape, dtype) for shape in shapes]
+        expected = np.concatenate(sources, axis=axis)
+        desc = dnnl.ConcatDesc(engine, axis, [plain(shape, dtype) for shape in shapes],
+                               dst_desc=plain(expected.shape, dtype))
+        return Case(desc, {dnnl.ARG_MULTIPLE_SRC + i: source for i, source in enumerate(sources)},
+                    {dnnl.ARG_DST: expected})
+
+    return make
+
+
+def _prelu(shape, weights_shape, dtype=np.float32):
+    """``src > 0 ? src : weights * src``, weights broadcast over the dimensions where they have 1."""
+    def make(engine: dnnl.Engine) -> Case:
+        rng = np.random.default_rng(19)
+        src, weights = halves(rng, shape, dtype), halves(rng, weights_shape, dtype)
+        desc = dnnl.PReLUForwardDesc(engine, plain(shape, dtype), plain(weights_shape, dtype), plain(shape, dtype))
+        expected = np.where(src > 0, src, weights.astype(np.float64) * src).astype(dtype)
+        return Case(desc, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights}, {dnnl.ARG_DST: expected})
+
+    return make
+
+
+def _shuffle(shape, axis: int, group_size: int, dtype=np.float32):
+    """The axis seen as (size / group_size, group_size), transposed: for size 6 and groups of 2,
+    elements 0 2 4 1 3 5."""
+    def make(engine: dnnl.Engine) -> Case:
+        src = halves(np.random.default_rng(20), shape, dtype)
+        desc = dnnl.ShuffleForwardDesc(engine, plain(shape, dtype), plain(shape, dtype), axis, group_size)
+        split = (*shape[:axis], shape[axis] // group_size, group_size, *shape[axis + 1:])
+        expected = np.swapaxes(src.reshape(split), axis, axis + 1).reshape(shape)
+        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected})
+
+    return make
+
+
+LRN_PARAMETERS = (3, 0.1, 0.75, 2.0)  # local size, alpha, beta, k
+
+
+def _lrn(algorithm: dnnl.AlgKind, shape, dtype=np.float32, tolerance=1e-5):
+    def make(engine: dnnl.Engine) -> Case:
+        src = halves(np.random.default_rng(21), shape, dtype)
+        desc = dnnl.LRNForwardDesc(engine, algorithm, plain(shape, dtype), plain(shape, dtype), *LRN_PARAMETERS)
+        expected = lrn(src, algorithm == A.LRN_ACROSS_CHANNELS, *LRN_PARAMETERS).astype(dtype)
+        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected}, tolerance, tolerance)
+
+    return make
+
+
 A = dnnl.AlgKind
 CASES: dict[str, Callable[[dnnl.Engine], Case]] = {
     "matmul+bias": _matmul_with_bias,
@@ -273,6 +436,30 @@ CASES: dict[str, Callable[[dnnl.Engine], Case]] = {
     "pooling-avg": _pooling(A.POOLING_AVG_EXCLUDE_PADDING, np.mean),
     "batch-norm-inference": _batch_norm_inference,
     "batch-norm-training": _batch_norm_training,
+    "layer-norm-training": _layer_norm_training,
+    "layer-norm-inference-f16": _layer_norm_inference_f16,
+    "group-norm-training": _group_norm_training,
+    "reduction-sum": _reduction(A.REDUCTION_SUM, (2, 3, 4), (2, 1, 4), lambda x, axes: x.sum(axes, keepdims=True)),
+    "reduction-mean": _reduction(A.REDUCTION_MEAN, (2, 3, 4), (1, 3, 1), lambda x, axes: x.mean(axes, keepdims=True)),
+    "reduction-max-f16": _reduction(
+        A.REDUCTION_MAX, (3, 5, 4), (3, 1, 1), lambda x, axes: x.max(axes, keepdims=True), np.float16
+    ),
+    "reduction-norm-l2": _reduction(
+        A.REDUCTION_NORM_LP_SUM, (3, 8), (3, 1), lambda x, axes: np.sqrt((x * x).sum(axes, keepdims=True)),
+        p=2.0, rtol=1e-6,
+    ),
+    "resampling-nearest": _resampling(A.RESAMPLING_NEAREST, (1, 2, 3, 5), (1, 2, 7, 3)),
+    "resampling-linear": _resampling(A.RESAMPLING_LINEAR, (1, 2, 3, 5), (1, 2, 7, 3), rtol=1e-6, atol=1e-6),
+    "resampling-linear-f16": _resampling(A.RESAMPLING_LINEAR, (1, 2, 4, 4), (1, 2, 8, 8), np.float16),
+    "concat": _concat(1, [(2, 3, 4), (2, 1, 4), (2, 2, 4)]),
+    "concat-f16": _concat(1, [(3, 2), (3, 5)], np.float16),
+    "prelu-per-channel": _prelu((2, 3, 4, 4), (1, 3, 1, 1)),
+    "prelu-f16": _prelu((4, 8), (4, 8), np.float16),
+    "shuffle": _shuffle((2, 6, 3), 1, 3),
+    "shuffle-f16": _shuffle((4, 6), 1, 2, np.float16),
+    "lrn-across-channels": _lrn(A.LRN_ACROSS_CHANNELS, (2, 5, 3, 3)),
+    "lrn-within-channel": _lrn(A.LRN_WITHIN_CHANNEL, (1, 2, 4, 4)),
+    "lrn-across-channels-f16": _lrn(A.LRN_ACROSS_CHANNELS, (2, 5, 3, 3), np.float16, 1e-3),
 }
 
 

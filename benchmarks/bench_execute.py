@@ -23,6 +23,9 @@ and ~90 µs a call):
 * ``C loop``: a C function compiled here (cffi API mode, ``-O2``) calling the
   real ``dnnl_primitive_execute`` (``dlsym`` on the bound libdnnl) with the
   same prebuilt array, timed with ``clock_gettime`` inside C.
+* ``bound``: ``bound = primitive.bind(stream, args)`` once, then
+  ``bound.execute()`` and ``stream.wait()``; ``bound wait=True``:
+  ``bound.execute(wait=True)``, the two in one call.
 
 An execution with its wait costs ~10 µs in some rounds and ~100-130 µs in
 others (the rounds are bimodal: quartiles like [10 .. 120] µs), so neither
@@ -118,6 +121,13 @@ def main() -> None:
             wait()
         return time.perf_counter() - t0
 
+    def bound_wait_loop(n):
+        execute = bound.execute
+        t0 = time.perf_counter()
+        for _ in range(n):
+            execute(wait=True)
+        return time.perf_counter() - t0
+
     def raw(n):
         execute, wait = lib.dnnl_primitive_execute, lib.dnnl_stream_wait
         t0 = time.perf_counter()
@@ -141,6 +151,7 @@ def main() -> None:
     loops = {"binding": binding, "raw cffi": raw, "C loop": c_loop}
     if bound is not None:
         loops["bound"] = bound_loop
+        loops["bound wait=True"] = bound_wait_loop
     real = interleave(loops, args.rounds, args.calls)
     m = report(real)
     print(f"  binding / C = {m['binding'] / m['C loop']:.3f}x; extra per call: "
@@ -148,7 +159,8 @@ def main() -> None:
           f"binding - raw cffi = {(m['binding'] - m['raw cffi']) * 1e6:.3f} µs, "
           f"raw cffi - C = {(m['raw cffi'] - m['C loop']) * 1e6:.3f} µs")
     if bound is not None:
-        print(f"  bound / C = {m['bound'] / m['C loop']:.3f}x (target: 1.10x)")
+        print(f"  bound / C = {m['bound'] / m['C loop']:.3f}x; bound.execute(wait=True) / C = "
+              f"{m['bound wait=True'] / m['C loop']:.3f}x (target: 1.10x)")
     paired = [b - c for b, c in zip(real["binding"], real["C loop"], strict=True)]
     paired_raw = [b - r for b, r in zip(real["binding"], real["raw cffi"], strict=True)]
     print(f"  median of per-round paired differences: binding - C = {median(paired) * 1e6:.3f} µs, "

@@ -18,13 +18,15 @@ the matmul, ``Acdb64a``-like for the convolution, nhwc activations):
 Every round runs four units in a random order (seeded); every execution is
 followed by a wait on the stream:
 
-* for each of the two primitives, three loops, in blocks of 4 executions,
-  one block of each at a time, their six orders taken in turn (each loop as
-  often in each position and after each other one), 48 executions of each
-  per round:
+* for each of the two primitives, four loops, in blocks of 6 executions,
+  one block of each at a time, in eight orders (the four rotations of the
+  list below and their reverses: each loop as often in each position, and
+  after each other one), 48 executions of each per round:
 
   - ``binding``: ``primitive.execute(stream, {ARG_SRC: ..., ARG_WEIGHTS:
     ..., ARG_DST: ...})`` then ``stream.wait()``;
+  - ``bound``: ``bound = primitive.bind(stream, args)`` once, then
+    ``bound.execute(wait=True)`` (the execute and its wait in one call);
   - ``raw cffi``: ``lib.dnnl_primitive_execute(p, s, 3, c_args)`` and
     ``lib.dnnl_stream_wait(s)`` on the binding's API-mode ``lib`` from a
     Python loop, with an argument array built once;
@@ -103,7 +105,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import itertools
 import json
 import os
 import random
@@ -115,10 +116,10 @@ import time
 
 from _bench import compile_loops, interleave, real_function, require_intel_cpu_opencl
 
-# Part 1, per round: CALLS executions of each of the three loops of the matmul
-# and of the "any" convolution, in blocks of BLOCK (12 blocks: the 6 orders
-# twice); numpy's product CALLS times; the plain convolution (~170 ms) once.
-CALLS, BLOCK, PLAIN_CALLS, WARMUP = 48, 4, 1, 2
+# Part 1, per round: CALLS executions of each of the four loops of the matmul
+# and of the "any" convolution, in blocks of BLOCK (8 blocks: the 8 orders
+# once); numpy's product CALLS times; the plain convolution (~170 ms) once.
+CALLS, BLOCK, PLAIN_CALLS, WARMUP = 48, 6, 1, 2
 # The isolated measurement (the oneDNN calls replaced by C no-ops): rounds x calls.
 ISOLATED_ROUNDS, ISOLATED_CALLS = 30, 2000
 # After numpy's product its BLAS threads spin for ~0.1 s, during which
@@ -236,6 +237,17 @@ def cpu_part(rounds: int) -> None:
             return time.perf_counter() - t0
         return run
 
+    def bound_loop(primitive, args):
+        bound = primitive.bind(stream, args)
+
+        def run(n):
+            execute = bound.execute
+            t0 = time.perf_counter()
+            for _ in range(n):
+                execute(wait=True)
+            return time.perf_counter() - t0
+        return run
+
     def raw_loop(primitive, args, raw_execute=lib.dnnl_primitive_execute, raw_wait=lib.dnnl_stream_wait):
         array, p, s, nargs = exec_args(args), primitive.handle, stream.handle, len(args)
 
@@ -261,11 +273,13 @@ def cpu_part(rounds: int) -> None:
         return run
 
     def paired(what, primitive, args):
-        """One unit of a round: the three loops of ``what`` in blocks of BLOCK executions,
-        one block of each at a time, their six orders taken in turn."""
-        loops = {"binding": binding_loop(primitive, args), "raw cffi": raw_loop(primitive, args),
-                 "C loop": c_loop(primitive, args)}
-        orders = list(itertools.permutations(loops))
+        """One unit of a round: the four loops of ``what`` in blocks of BLOCK executions,
+        one block of each at a time, in rotating orders (each loop as often in each position)."""
+        loops = {"binding": binding_loop(primitive, args), "bound": bound_loop(primitive, args),
+                 "raw cffi": raw_loop(primitive, args), "C loop": c_loop(primitive, args)}
+        names = list(loops)
+        orders = [names[i:] + names[:i] for i in range(len(names))]
+        orders += [order[::-1] for order in orders]  # each loop after each other one, too
 
         def run():
             totals = dict.fromkeys(loops, 0.0)
@@ -287,7 +301,7 @@ def cpu_part(rounds: int) -> None:
     units = [paired("matmul", mm, mm_args), numpy_matmul, paired("conv any", conv_any, conv_any_args),
              lambda: {"conv plain nchw/oihw binding": plain_loop(PLAIN_CALLS) / PLAIN_CALLS}]
     print(f"{rounds} rounds, the units in a random order every round: matmul and conv any {CALLS} executions "
-          f"of each loop (binding, raw cffi, C loop), in blocks of {BLOCK} alternating; numpy {CALLS} products; "
+          f"of each loop (binding, bound, raw cffi, C loop), in blocks of {BLOCK} alternating; numpy {CALLS} products; "
           f"conv plain {PLAIN_CALLS} execution; every execution followed by a wait")
     started = time.perf_counter()
     per_call: dict[str, list[float]] = {}
@@ -320,13 +334,18 @@ def cpu_part(rounds: int) -> None:
 
         print(f"    per execution, medians of the per-round differences: binding - C loop {diff(binding, c):.2f} µs"
               f" = binding - raw cffi {diff(binding, raw):.2f} µs + raw cffi - C loop {diff(raw, c):.2f} µs")
+        bound = per_call[f"{what} bound"]
+        bound_ratio = statistics.median(x / y for x, y in zip(bound, c, strict=True))
+        print(f"    bound (primitive.bind(stream, args), then bound.execute(wait=True)): bound / C loop = "
+              f"{bound_ratio:.4f}x "
+              f"(median of the per-round ratios), bound - C loop {diff(bound, c):.2f} µs")
     print(f"  matmul: binding / numpy a @ b = {m['matmul binding'] / m['matmul numpy a @ b']:.3f}x (ratio of medians)")
     plain_ratios = [x / y for x, y in zip(per_call["conv plain nchw/oihw binding"], per_call["conv any binding"],
                                           strict=True)]
     print(f"  conv: plain / any = {statistics.median(plain_ratios):.0f}x (median of the per-round ratios), "
           f"ratio of the medians {m['conv plain nchw/oihw binding'] / m['conv any binding']:.0f}x")
 
-    _isolated(mm, mm_args, binding_loop, raw_loop, bench_lib)
+    _isolated(mm, mm_args, binding_loop, bound_loop, raw_loop, bench_lib)
 
     for memory in keep:
         if isinstance(memory, tuple):
@@ -336,9 +355,11 @@ def cpu_part(rounds: int) -> None:
         obj.close()
 
 
-def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
+def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) -> None:
     """The Python side alone: the matmul's execute + wait with both oneDNN calls replaced by
-    C no-ops, through the binding and as raw cffi calls; then execute alone."""
+    C no-ops, through the binding (and bound, with wait=True) and as raw cffi calls; then
+    execute alone."""
+    import dnnl_interop._execution as execution_module
     import dnnl_interop._stream as stream_module
 
     execute_module = importlib.import_module(type(primitive).__module__)
@@ -351,15 +372,19 @@ def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
         "raw cffi execute": raw_loop(primitive, args, bench_lib.noop_execute, None),
     }
     execute_module._primitive_execute, stream_module._stream_wait = bench_lib.noop_execute, bench_lib.noop_wait
+    execution_module._stream_wait = bench_lib.noop_wait
+    loops["bound execute(wait=True)"] = bound_loop(primitive, args)  # bound now: it keeps the no-op
     try:
         before = bench_lib.noop_calls()
         loops["binding execute + wait"](10)
-        if bench_lib.noop_calls() - before != 20:
+        loops["bound execute(wait=True)"](10)
+        if bench_lib.noop_calls() - before != 40:
             raise SystemExit("Primitive.execute or Stream.wait no longer calls what this replaces: "
                              "the isolated measurement needs updating")
         per_call = interleave(loops, ISOLATED_ROUNDS, ISOLATED_CALLS)
     finally:
         execute_module._primitive_execute, stream_module._stream_wait = real_execute, real_wait
+        execution_module._stream_wait = real_wait
     print(f"isolated: the matmul's oneDNN calls replaced by C no-ops; {ISOLATED_ROUNDS} rounds x "
           f"{ISOLATED_CALLS} calls, interleaved; per call:")
     m = {name: _row(name, values, max(map(len, loops))) for name, values in per_call.items()}
@@ -367,6 +392,8 @@ def _isolated(primitive, args, binding_loop, raw_loop, bench_lib) -> None:
     execute = m["binding execute"] - m["raw cffi execute"]
     print(f"  the binding's Python side per execute + wait: {total * 1e6:.2f} µs (Primitive.execute "
           f"{execute * 1e6:.2f} µs, Stream.wait and letting go of what the work used {(total - execute) * 1e6:.2f} µs)")
+    bound = m["bound execute(wait=True)"] - m["raw cffi execute + wait"]
+    print(f"  bound.execute(wait=True): {bound * 1e6:.2f} µs of Python per execute + wait")
 
 
 # --- part 2: emulated GPU, fresh processes -----------------------------------------------------

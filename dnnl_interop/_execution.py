@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from . import _stream
 from ._args import ARGS, Arg
 from ._enums import DataType
-from ._ffi import ffi
+from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
 from ._owned import Owned
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from ._ffi import CData
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
+_stream_wait = lib.dnnl_stream_wait
+_call_keys = Owned._shared.call_keys
+_deferred = Owned._shared.deferred
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -291,14 +294,22 @@ class BoundExecution:
         self._pending = {id(obj): obj for obj in self._objects}
         self._call, self._name, self._args = call, name, args
 
-    def execute(self) -> None:
+    def execute(self, wait: bool = False) -> None:
         """Submit the work again, as ``primitive.execute(stream, args)`` would.
+
+        With ``wait=True``, then wait for the stream, as ``stream.wait()``
+        would: the loop of execute then wait in one call, with the least
+        Python work (the stream stays locked throughout, so other threads'
+        submissions to it wait for this call).
 
         Raises:
             ClosedObjectError: the primitive, the stream or a memory was closed since.
             ValueError: a memory has no buffer now (MEMORY_NONE).
-            InvalidArgumentsError, DnnlError: oneDNN refuses the execution.
+            InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
+                failure of the work or of the wait.
         """
+        if wait:
+            return self._execute_and_wait()
         stream = self._stream
         lock = stream._lock
         lock.acquire()
@@ -318,6 +329,69 @@ class BoundExecution:
             status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
             if status:
                 raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
+        finally:
+            lock.release()
+
+    def _execute_and_wait(self) -> None:
+        """``execute()`` then ``stream.wait()``, the stream locked throughout.
+
+        No other work can be submitted meanwhile and this call's work is done
+        when it returns, so nothing is left registered as in flight: each
+        object only has this call as a user while it runs (a close from
+        another thread is deferred until then, as for any C call).
+        """
+        stream = self._stream
+        lock = stream._lock
+        lock.acquire()
+        try:
+            c_stream = stream._handle
+            if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
+                lock.release()  # other work in flight, or something to refuse: the two calls
+                try:
+                    self.execute()
+                    stream.wait()
+                finally:
+                    lock.acquire()
+                return
+            key = -next(_call_keys)
+            objects = self._objects
+            for obj in objects:  # registered first, then read: see _owned
+                obj._users[key] = True
+            submitted = finished = False
+            try:
+                if self._primitive._handle is not self._c_primitive:
+                    raise ClosedObjectError("primitive: this Primitive is closed")
+                for memory, handle in self._memories:
+                    if memory._executable is not handle:
+                        break
+                else:
+                    submitted = True  # set first: an interruption after the call must not lose it
+                    status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
+                    if status:
+                        submitted = False  # refused: nothing runs
+                        raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
+                    status = _stream_wait(c_stream)
+                    if status:
+                        raise status_error(status, "dnnl_stream_wait")
+                    finished = True
+            finally:
+                if submitted and not finished:  # the work may still run: keep what it uses, as execute does
+                    sid, epoch = self._sid, stream._epoch
+                    for obj in objects:
+                        obj._users[sid] = epoch
+                    stream._pending.update(self._pending)
+                for obj in objects:
+                    users = obj._users
+                    del users[key]
+                    if not users and id(obj) in _deferred:
+                        obj._claim()
+            if not finished:  # a memory was given another buffer since the binding
+                lock.release()
+                try:
+                    submit(self._primitive, stream, self._args, (), self._call, self._name)
+                    stream.wait()
+                finally:
+                    lock.acquire()
         finally:
             lock.release()
 

@@ -30,9 +30,11 @@ Locks: one discipline for submitting, re-pointing and closing.
   engine closes under it before it closes its streams: a stream made while
   its engine closes is refused or closed by it, never left open.
 * Each stream's ``_lock`` is held by a submission (registering what the
-  work uses, then the C execute call), by the bookkeeping of a wait and by
-  the stream's close. A thread holding a stream's lock may take the shared
-  lock, never the reverse.
+  work uses, then the C execute call), by the bookkeeping of a wait, by the
+  stream's close, and throughout a bound execute with its wait
+  (``BoundExecution.execute(wait=True)``: its C wait included, so nothing
+  else is submitted to the stream meanwhile). A thread holding a stream's
+  lock may take the shared lock, never the reverse.
 * Re-pointing a memory at another buffer (``set_data_handle``,
   ``ocl.set_mem_object``) waits for the streams with work on it, then,
   holding ``_shared.repoint_lock`` (one re-pointing at a time), takes every

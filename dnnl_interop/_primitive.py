@@ -223,6 +223,8 @@ class Primitive(Owned):
         Each ``bound.execute()`` keeps what the work uses alive as ``execute``
         does, and refuses objects closed since; it skips the checks that
         cannot change (types, indices, sizes, layouts). ``args`` is copied.
+        ``bound.execute(wait=True)`` also waits for the stream: the loop of
+        execute then wait with the least Python work.
 
         Raises:
             TypeError, ValueError, ClosedObjectError: as :meth:`execute`, for the arguments.

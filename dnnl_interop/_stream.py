@@ -16,7 +16,9 @@ Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
 before it calls C and, once C returns, lets go of what was stamped before.
 Work submitted while a wait is running keeps its objects. Submission and
 the bookkeeping of a wait hold the stream's lock, so the two never
-interleave; the C wait itself runs without it. Submitting is
+interleave; the C wait itself runs without it, except in a bound execute
+with its wait (``_execution.BoundExecution``), which holds the lock
+throughout and so registers nothing as in flight. Submitting is
 ``_execution``'s job.
 """
 

@@ -126,3 +126,129 @@ def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(eng
     desc.close()  # not registered as used by the stream: destroyed now
     gc.collect()
     assert _owned.live_objects() == live
+
+
+# --- bound.execute(wait=True): execute then wait in one call ---------------------------------
+
+
+def _bound_transpose(engine, stream, a, out):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out)
+    return primitive, src, dst, primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+
+
+def test_execute_with_wait_computes_and_leaves_nothing_in_flight(engine, stream):
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    for i in range(3):
+        a[...] = i
+        bound.execute(wait=True)
+        assert (out == a.T).all()  # done when it returns
+    assert stream._pending == {} and not src._users and not dst._users and not primitive._users
+    src.close()  # nothing in flight: destroyed at once
+    assert src._handle is None and id(src) not in _owned.Owned._shared.deferred
+
+
+def test_execute_with_wait_also_finishes_and_lets_go_of_earlier_work(engine, stream):
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    b, other = np.full((2, 3), 5, np.float32), np.zeros((3, 2), np.float32)
+    earlier = dnnl.Memory(src.desc, engine, b)
+    primitive.execute(stream, {dnnl.ARG_FROM: earlier, dnnl.ARG_TO: dnnl.Memory(dst.desc, engine, other)})
+    bound.execute(wait=True)
+    assert (other == 5).all() and (out == a.T).all()
+    assert stream._pending == {} and not earlier._users
+
+
+def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine):
+    stream = dnnl.Stream(engine)
+    a, out = np.ones((2, 3), np.float32), np.zeros((3, 2), np.float32)
+    primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    src.set_data_handle(np.full((2, 3), 7, np.float32))
+    bound.execute(wait=True)
+    assert (out == 7).all() and stream._pending == {}
+    src_desc = src.desc
+    src.close()
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+        bound.execute(wait=True)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: dst})
+    primitive.close()
+    with pytest.raises(dnnl.ClosedObjectError, match="primitive: this Primitive is closed"):
+        bound.execute(wait=True)
+    assert not dst._users  # a refused call keeps nothing
+    stream.close()
+    with pytest.raises(dnnl.ClosedObjectError, match="stream: this Stream is closed"):
+        bound.execute(wait=True)
+
+
+def test_a_close_from_another_thread_during_execute_with_wait_is_deferred_until_it_returns(engine, stream):
+    # A convolution long enough for the close to land while oneDNN runs.
+    x = np.ones((1, 16, 64, 64), np.float32)
+    w = np.ones((16, 16, 3, 3), np.float32)
+    pd = dnnl.ConvolutionForwardDesc(engine, dnnl.MemoryDesc.from_array(x), dnnl.MemoryDesc.from_array(w),
+                                     dnnl.MemoryDesc((1, 16, 62, 62), "f32", "abcd"), (1, 1), (0, 0), (0, 0))
+    out = np.zeros((1, 16, 62, 62), np.float32)
+    src = dnnl.Memory(pd.src_desc(), engine, x)
+    primitive = dnnl.Primitive(pd)
+    bound = primitive.bind(stream, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine, w),
+                                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine, out)})
+    import threading
+
+    stop = threading.Event()
+    closed = []
+
+    def close_soon():
+        while not stop.is_set():
+            key = next(iter(src._users), None)
+            if key is not None and key not in closed:  # this call uses src now
+                closed.append(key)
+                src.close()
+                return
+
+    closer = threading.Thread(target=close_soon)
+    closer.start()
+    try:
+        for _ in range(200):
+            try:
+                bound.execute(wait=True)
+            except dnnl.ClosedObjectError:
+                break
+    finally:
+        stop.set()
+        closer.join()
+    assert closed, "the close never landed during a call"
+    assert src._handle is None and id(src) not in _owned.Owned._shared.deferred  # destroyed once, after the call
+    assert (out == 16 * 9).all()
+    stream.wait()  # a refused submission, as execute's, is let go of at the next wait
+    assert stream._pending == {} and not primitive._users
+
+
+def test_threads_mixing_execute_with_wait_and_execute_then_wait_on_one_stream_all_compute(engine, stream):
+    import threading
+
+    errors = []
+
+    def work(i, combined):
+        try:
+            a = np.full((2, 3), i, np.float32)
+            out = np.zeros((3, 2), np.float32)
+            primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+            for n in range(300):
+                a[...] = n
+                if combined:
+                    bound.execute(wait=True)
+                else:
+                    primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+                    stream.wait()
+                assert (out == n).all(), (i, n)
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i, i % 2 == 0)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    stream.wait()
+    assert stream._pending == {}

@@ -18,6 +18,7 @@ the primitive descriptor is made.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -26,7 +27,7 @@ from ._attr import PrimitiveAttr, _float
 from ._engine import Engine, engine_in_words
 from ._enums import AlgKind, DataType, NormalizationFlags, PropKind
 from ._ffi import ffi, lib
-from ._library import status_error
+from ._library import status_error, version
 from ._memory_desc import MemoryDesc
 from ._owned import using
 from ._primitive import PrimitiveDesc, _exec_args, _set_args, log_creation
@@ -121,6 +122,45 @@ def _descs_list(descs: object, what: str) -> list[MemoryDesc]:
         if not isinstance(desc, MemoryDesc):
             raise TypeError(f"{what}[{i}]: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
     return list(descs)
+
+
+def _has_gaps(desc: MemoryDesc) -> bool:
+    """Whether ``desc`` is a plain layout whose elements leave gaps: the buffer it spans
+    (last element's offset + 1) holds more elements than the shape has."""
+    strides = desc.strides
+    if strides is None or 0 in desc.shape:
+        return False
+    span = 1 + sum((n - 1) * stride for n, stride in zip(desc.shape, strides, strict=True))
+    return span > math.prod(desc.shape)
+
+
+def _with_dense_lone_element(src1_desc: object, dst_desc: object) -> MemoryDesc | None:
+    """The descriptor that describes the element of a one-element ``src1_desc`` with a
+    stride above 1 as the dense ``(1,)`` one does, for an s8/u8 dst; None otherwise.
+
+    oneDNN 3.11 and 3.13 crash making such a binary (seen with every source data type,
+    when src0 and dst are dense and have more than one element). The two descriptors
+    address the same single element, and oneDNN compares them equal (it ignores the
+    stride of a dimension of one element), so a memory of the user's descriptor is
+    still taken at execute.
+    """
+    if not (isinstance(src1_desc, MemoryDesc) and isinstance(dst_desc, MemoryDesc)):
+        return None  # _create names the argument of the wrong type
+    if src1_desc.closed or dst_desc.closed or dst_desc.data_type not in (DataType.S8, DataType.U8):
+        return None
+    if src1_desc.shape != (1,) or src1_desc.strides is None or src1_desc.strides[0] <= 1:
+        return None
+    return MemoryDesc((1,), src1_desc.data_type, "a")
+
+
+def _changes_dst_after_compute(pd: PrimitiveDesc, bias: object) -> bool:
+    """Whether the primitive applies a bias, post-ops, scales or zero points to its
+    computed dst (what makes oneDNN's "conv:any" deconvolution compute into a buffer
+    of its scratchpad first)."""
+    if bias is not None or getattr(pd, "_quantized", None):
+        return True
+    with pd.get_attr() as attr, attr.get_post_ops() as post_ops:
+        return len(post_ops) > 0
 
 
 class _Forward(PrimitiveDesc):
@@ -285,6 +325,10 @@ class _ConvolutionLike(_Forward):
                 e, int(prop), int(alg), src, weights, bias, dst, c_strides, c_dilates, c_left, c_right, a
             ),
         )
+        self._check_created(bias_desc)
+
+    def _check_created(self, bias_desc: object) -> None:
+        """Refuse a descriptor oneDNN made whose primitive would do harm."""
 
 
 class ConvolutionForwardDesc(_ConvolutionLike):
@@ -310,6 +354,15 @@ class ConvolutionForwardDesc(_ConvolutionLike):
 class DeconvolutionForwardDesc(_ConvolutionLike):
     """``dnnl::deconvolution_forward::primitive_desc``: transposed convolution.
 
+    oneDNN up to 3.13 (seen in 3.11 and 3.13) computes a deconvolution into a
+    dst with gaps between its elements (a plain strided layout that is not
+    dense) with its "conv:any" implementation; with a bias, post-ops, scales
+    or zero points, that one computes dst into a scratchpad buffer sized for a
+    dense dst, through dst's strides: it writes past its scratchpad. The
+    descriptor then raises ``UnimplementedError`` (oneDNN offers no other
+    implementation there): compute into a dense dst and reorder the result
+    into the buffer with gaps.
+
     Raises:
         TypeError: an argument is of another type.
         ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
@@ -317,7 +370,8 @@ class DeconvolutionForwardDesc(_ConvolutionLike):
             is not a deconvolution one (``AlgKind.DECONVOLUTION_*``).
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
-        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+        UnimplementedError: oneDNN has no (correct) implementation for these data types,
+            layouts or attributes.
     """
 
     __slots__ = ()
@@ -325,6 +379,31 @@ class DeconvolutionForwardDesc(_ConvolutionLike):
     _function = "dnnl_deconvolution_forward_primitive_desc_create"
     _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
     _family = "DECONVOLUTION_"
+
+    def _check_created(self, bias_desc: object) -> None:
+        """Never the "conv:any" implementation over its scratchpad's end (see above)."""
+        if not self.impl_info.startswith("conv:any+"):
+            return
+        found = version()
+        if (found.major, found.minor) > (3, 13) or not _changes_dst_after_compute(self, bias_desc):
+            return
+        dst = self.dst_desc()
+        if dst is None:
+            return
+        with dst:
+            if not _has_gaps(dst):
+                return
+            shown = repr(dst)
+        impl = self.impl_info
+        self.close()
+        raise status_error(
+            Status.UNIMPLEMENTED, self._function,
+            f"dst_desc: {shown} leaves gaps between its elements, and the implementation oneDNN "
+            f"{found.number} has for it ({impl}) writes past the end of its scratchpad with a bias, "
+            "post-ops, scales or zero points (it computes such a dst into a scratchpad buffer sized "
+            "for a dense one); give a dense dst_desc (a plain tag such as 'abc', or 'any') and "
+            "reorder the result into the strided buffer (dnnl_interop.reorder)",
+        )
 
 
 class EltwiseForwardDesc(_Forward):
@@ -405,6 +484,11 @@ class BinaryDesc(_Forward):
     (``AlgKind.BINARY_ADD``, ...); ``AlgKind.BINARY_SELECT`` takes ``src2_desc``
     (the condition).
 
+    A ``src1_desc`` of one element, ``(1,)``, with a stride above 1 is given to
+    oneDNN as the dense ``(1,)`` descriptor when dst is s8 or u8: oneDNN 3.11
+    and 3.13 crash making the binary otherwise. Both address the same element;
+    a memory of ``src1_desc`` is taken at execute.
+
     Raises:
         TypeError: an argument is of another type.
         ValueError: ``algorithm`` is not a binary one (``AlgKind.BINARY_*``).
@@ -428,19 +512,25 @@ class BinaryDesc(_Forward):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         alg = _algorithm(algorithm, "BINARY_", "binary")
-        if src2_desc is None:
-            self._create(
-                "dnnl_binary_primitive_desc_create", engine, attr,
-                [(src0_desc, "src0_desc", False), (src1_desc, "src1_desc", False), (dst_desc, "dst_desc", False)],
-                lambda e, src0, src1, dst, a: (e, int(alg), src0, src1, dst, a),
-            )
-        else:
-            self._create(
-                "dnnl_binary_primitive_desc_create_v2", engine, attr,
-                [(src0_desc, "src0_desc", False), (src1_desc, "src1_desc", False),
-                 (src2_desc, "src2_desc", False), (dst_desc, "dst_desc", False)],
-                lambda e, src0, src1, src2, dst, a: (e, int(alg), src0, src1, src2, dst, a),
-            )
+        dense = _with_dense_lone_element(src1_desc, dst_desc)
+        src1: object = src1_desc if dense is None else dense
+        try:
+            if src2_desc is None:
+                self._create(
+                    "dnnl_binary_primitive_desc_create", engine, attr,
+                    [(src0_desc, "src0_desc", False), (src1, "src1_desc", False), (dst_desc, "dst_desc", False)],
+                    lambda e, src0, src1, dst, a: (e, int(alg), src0, src1, dst, a),
+                )
+            else:
+                self._create(
+                    "dnnl_binary_primitive_desc_create_v2", engine, attr,
+                    [(src0_desc, "src0_desc", False), (src1, "src1_desc", False),
+                     (src2_desc, "src2_desc", False), (dst_desc, "dst_desc", False)],
+                    lambda e, src0, src1, src2, dst, a: (e, int(alg), src0, src1, src2, dst, a),
+                )
+        finally:
+            if dense is not None:
+                dense.close()
 
 
 class PoolingForwardDesc(_Forward):

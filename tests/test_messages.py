@@ -83,6 +83,38 @@ def test_a_reorder_between_other_shapes_names_them_without_the_transpose_advice(
     assert "transpose" not in str(raised.value)
 
 
+# --- a deconvolution oneDNN would compute past its scratchpad ----------------------------------
+
+
+def test_a_deconvolution_into_a_dst_with_gaps_and_a_bias_says_why_and_to_compute_dense_then_reorder(engine):
+    np = pytest.importorskip("numpy")
+    x, w, b = np.ones((1, 2, 3), np.float32), np.ones((2, 2, 2), np.float32), np.array([10, 20], np.float32)
+    src, weights, bias = (dnnl.MemoryDesc(a.shape, "f32", "abc"[:a.ndim]) for a in (x, w, b))
+    base = np.zeros((1, 2, 8), np.float32)
+    view = base[:, :, :4]  # the user's buffer: rows with gaps after them
+    strided = dnnl.MemoryDesc.from_array(view)
+    with pytest.raises(dnnl.UnimplementedError) as raised:
+        dnnl.DeconvolutionForwardDesc(engine, src, weights, strided, [1], [0], [0], bias_desc=bias)
+    message = str(raised.value)
+    assert "dst_desc: MemoryDesc((1, 2, 4), f32, strides=(16, 8, 1)) leaves gaps between its elements" in message
+    assert f"oneDNN {dnnl.version().number} has for it (conv:any+" in message
+    assert "writes past the end of its scratchpad with a bias, post-ops, scales or zero points" in message
+    assert "give a dense dst_desc (a plain tag such as 'abc', or 'any') and reorder the result into the " \
+           "strided buffer (dnnl_interop.reorder)" in message
+    # The advice works: computed into a dense dst, then reordered into the buffer with gaps.
+    dense = dnnl.MemoryDesc((1, 2, 4), "f32", "abc")
+    with dnnl.Stream(engine) as stream, \
+            dnnl.DeconvolutionForwardDesc(engine, src, weights, dense, [1], [0], [0], bias_desc=bias) as pd, \
+            dnnl.Primitive(pd) as primitive, dnnl.Memory(dense, engine) as dst, \
+            dnnl.reorder(dense, strided, engine) as copy:
+        primitive.execute(stream, {dnnl.ARG_SRC: dnnl.Memory(src, engine, x), dnnl.ARG_WEIGHTS: dnnl.Memory(
+            weights, engine, w), dnnl.ARG_BIAS: dnnl.Memory(bias, engine, b), dnnl.ARG_DST: dst})
+        copy.execute(stream, {dnnl.ARG_FROM: dst, dnnl.ARG_TO: dnnl.Memory(strided, engine, view)})
+        stream.wait()
+    np.testing.assert_array_equal(view, [[[12, 14, 14, 12], [22, 24, 24, 22]]])
+    assert not base[:, :, 4:].any()
+
+
 # --- a data type by another name ---------------------------------------------------------------
 
 

@@ -1145,6 +1145,68 @@ def mismatch_cases() -> list[Case]:
     ]
 
 
+# A deconvolution whose dst has gaps (the first half of each row of a (1, 3, 8) buffer), and its inputs.
+GAPS_DECONV = """
+dx, dw, db = np.ones((1, 2, 3), np.float32), np.ones((3, 2, 2), np.float32), np.array([10, 20, 30], np.float32)
+dsrc, dwei, dbia = (dnnl.MemoryDesc(v.shape, 'float32', 'abc'[:v.ndim]) for v in (dx, dw, db))
+dbase = np.zeros((1, 3, 8), np.float32)
+dview = dbase[:, :, :4]
+dgaps = dnnl.MemoryDesc.from_array(dview)
+dargs = {dnnl.ARG_SRC: dnnl.Memory(dsrc, eng, dx), dnnl.ARG_WEIGHTS: dnnl.Memory(dwei, eng, dw),
+         dnnl.ARG_BIAS: dnnl.Memory(dbia, eng, db)}
+dref = np.array([2, 4, 4, 2], np.float32) + db[:, None]
+"""
+# A one-element src1 with a stride of 2 elements, over a buffer of two.
+STRIDED_ONE = """
+one = np.array([3, 99], np.uint8)[::2]
+md1 = dnnl.MemoryDesc((1,), 'uint8', strides=(2,))
+"""
+
+
+def onednn_bug_cases() -> list[Case]:
+    """The inputs that crash oneDNN 3.13 (bug F) or make it write past its scratchpad (bug C)."""
+    case = _seq("onednn-bugs/cpu")
+    binary_u8 = ("md6 = dnnl.MemoryDesc((6,), 'uint8', 'a')\nx6 = np.arange(6, dtype=np.uint8)\ny6 = np.zeros(6, np.uint8)\n"
+                 "m6 = {dnnl.ARG_SRC_0: dnnl.Memory(md6, eng, x6), dnnl.ARG_SRC_1: dnnl.Memory(md1, eng, one), "
+                 "dnnl.ARG_DST: dnnl.Memory(md6, eng, y6)}\n")
+    return [
+        case("binary u8: a src1 of one element with a stride (oneDNN's creation crashes) computes right",
+             STRIDED_ONE + binary_u8 + "pd = dnnl.BinaryDesc(eng, dnnl.AlgKind.BINARY_ADD, md6, md1, md6)\n"
+             "dnnl.Primitive(pd).execute(strm, m6); strm.wait()\n"
+             "assert np.array_equal(y6, x6 + 3), 'the binary is wrong'"),
+        case("binary select into u8: a src1 of one element with a stride computes right",
+             STRIDED_ONE + binary_u8 + "c6 = np.array([1, 0, 1, 0, 0, 1], np.int8)\n"
+             "cmd = dnnl.MemoryDesc((6,), 'int8', 'a')\n"
+             "pd = dnnl.BinaryDesc(eng, dnnl.AlgKind.BINARY_SELECT, md6, md1, md6, src2_desc=cmd)\n"
+             "dnnl.Primitive(pd).execute(strm, {**m6, dnnl.ARG_SRC_2: dnnl.Memory(cmd, eng, c6)}); strm.wait()\n"
+             "assert np.array_equal(y6, np.where(c6 != 0, x6, 3)), 'the select is wrong'"),
+        case("binary f32 into s8 'any': a src1 of one element with a stride of 5, on run_pd's memories",
+             "pd = dnnl.BinaryDesc(eng, dnnl.AlgKind.BINARY_MUL, dnnl.MemoryDesc((4,), 'float32', 'a'), "
+             "dnnl.MemoryDesc((1,), 'float32', strides=(5,)), dnnl.MemoryDesc((4,), 'int8', 'any'))\nrun_pd(pd)"),
+        case("deconvolution into a dst with gaps, with a bias (past oneDNN's scratchpad): refused",
+             GAPS_DECONV + "dnnl.DeconvolutionForwardDesc(eng, dsrc, dwei, dgaps, (1,), (0,), (0,), bias_desc=dbia)",
+             Raises("NotImplementedError", "dst_desc")),
+        case("deconvolution into a dst with gaps, with a relu post-op and a user scratchpad: refused",
+             GAPS_DECONV + "post_ops.append_eltwise(dnnl.AlgKind.ELTWISE_RELU, 0.0, 0.0)\nattr.set_post_ops(post_ops)\n"
+             "attr.set_scratchpad_mode(dnnl.ScratchpadMode.USER)\n"
+             "dnnl.DeconvolutionForwardDesc(eng, dsrc, dwei, dgaps, (1,), (0,), (0,), attr=attr)",
+             Raises("NotImplementedError", "dst_desc")),
+        case("deconvolution into a dst with gaps, no bias nor attributes: the right result, nothing between",
+             GAPS_DECONV + "pd = dnnl.DeconvolutionForwardDesc(eng, dsrc, dwei, dgaps, (1,), (0,), (0,))\n"
+             "dnnl.Primitive(pd).execute(strm, {**{k: v for k, v in dargs.items() if k != dnnl.ARG_BIAS}, "
+             "dnnl.ARG_DST: dnnl.Memory(dgaps, eng, dview)}); strm.wait()\n"
+             "assert np.array_equal(dview[0], dref - db[:, None]) and not dbase[:, :, 4:].any(), 'the deconvolution is wrong'"),
+        case("deconvolution with a bias into a dense dst, reordered into the dst with gaps: the right result",
+             GAPS_DECONV + "dense = dnnl.MemoryDesc((1, 3, 4), 'float32', 'abc')\n"
+             "pd = dnnl.DeconvolutionForwardDesc(eng, dsrc, dwei, dense, (1,), (0,), (0,), bias_desc=dbia)\n"
+             "out = dnnl.Memory(dense, eng)\n"
+             "dnnl.Primitive(pd).execute(strm, {**dargs, dnnl.ARG_DST: out})\n"
+             "dnnl.reorder(dense, dgaps, eng).execute(strm, {dnnl.ARG_FROM: out, "
+             "dnnl.ARG_TO: dnnl.Memory(dgaps, eng, dview)}); strm.wait()\n"
+             "assert np.array_equal(dview[0], dref) and not dbase[:, :, 4:].any(), 'the deconvolution is wrong'"),
+    ]
+
+
 def reordered_cases() -> list[Case]:
     case = _seq("reordered/cpu")
     target = "conv_pd.src_desc()"
@@ -1415,6 +1477,6 @@ def gpu_cases() -> list[Case]:
 def cases() -> list[Case]:
     return (
         [case for api in apis() for case in api.cases()]
-        + layout_cases() + attr_cases() + query_cases() + mismatch_cases() + reordered_cases()
+        + layout_cases() + onednn_bug_cases() + attr_cases() + query_cases() + mismatch_cases() + reordered_cases()
         + lifetime_cases() + thread_cases() + gpu_cases()
     )

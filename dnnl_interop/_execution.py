@@ -252,13 +252,15 @@ def _arg_name(index: int) -> str:
 
 def _attr_arg_name(index: int) -> str:
     """How an attribute's execute argument is made: ``post_op_arg(0, ARG_SRC_1)``, ``scales_arg(ARG_SRC)``."""
-    names = {value: key for key, value in sorted(ARGS.items(), reverse=True)}
+    def name(value: int) -> str | int:  # Arg's own name of an index: ARG_SRC, not its alias ARG_FROM
+        return f"ARG_{Arg(value).name}" if value in Arg._value2member_map_ else value
+
     post_op, rest = divmod(index, 32768)
     if post_op:
-        return f"post_op_arg({post_op - 1}, {names.get(rest, rest)})"
+        return f"post_op_arg({post_op - 1}, {name(rest)})"
     for maker, bit in (("scales_arg", 4096), ("zero_points_arg", 8192)):
         if index & bit:
-            return f"{maker}({names.get(index & ~bit, index & ~bit)})"
+            return f"{maker}({name(index & ~bit)})"
     return "?"
 
 

@@ -124,7 +124,8 @@ class Primitive(Owned):
 
     @classmethod
     def from_handle(
-        cls, handle: object, *, owned: bool, desc: PrimitiveDesc | None = None, engine: Engine | None = None
+        cls, handle: object, *, owned: bool, desc: PrimitiveDesc | None = None, engine: Engine | None = None,
+        attr: PrimitiveAttr | None = None,
     ) -> Primitive:
         """A Primitive over a ``dnnl_primitive_t`` made elsewhere.
 
@@ -141,21 +142,30 @@ class Primitive(Owned):
         :meth:`PrimitiveDesc.from_handle`, say): its argument sizes and engines
         are taken instead, on the caller's word.
 
+        oneDNN cannot tell which scales and zero points a primitive reads (it
+        reads them through NULL when they are not given): ``attr``, the
+        :class:`PrimitiveAttr` it was made with, lets execute check them as
+        for a primitive made here (without ``desc``; a ``desc`` brings its own).
+
         Raises:
             TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
                 is not a bool.
             ValueError: ``handle`` is NULL, or an object of this binding already owns it and
                 ``owned=True`` asks to take it over.
             ClosedObjectError: the object of this binding that owns the handle is closed.
-            TypeError: ``desc`` is neither a :class:`PrimitiveDesc` nor None, or ``engine``
-                neither an :class:`Engine` nor None.
-            ValueError: ``engine`` is not the primitive's engine.
-            ClosedObjectError: ``desc`` is closed.
+            TypeError: ``desc`` is neither a :class:`PrimitiveDesc` nor None, ``engine``
+                neither an :class:`Engine` nor None, or ``attr`` neither a :class:`PrimitiveAttr`
+                nor None.
+            ValueError: ``engine`` is not the primitive's engine, or ``attr`` is given with ``desc``.
+            ClosedObjectError: ``desc`` or ``attr`` is closed.
             DnnlError: oneDNN cannot give the primitive's descriptor or engine.
         """
         owned = bool_argument(owned, "owned")
         if desc is not None and not isinstance(desc, PrimitiveDesc):
             raise TypeError(f"desc: expected a dnnl_interop.PrimitiveDesc or None, got {type(desc).__name__}")
+        quantized = _quantized_of(attr)
+        if desc is not None and attr is not None:
+            raise ValueError("attr: give it with desc=None; a desc brings the attributes it was adopted or made with")
         engine = optional_engine(engine)
         pointer = foreign_pointer(handle, _PRIMITIVE_TYPE, "handle")
         adoption = Adoption(cls, pointer, owned, "handle")
@@ -167,7 +177,7 @@ class Primitive(Owned):
                 check(lib.dnnl_primitive_desc_query(pd[0], lib.dnnl_query_engine, 0, c_engine),
                       "dnnl_primitive_desc_query")
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
-                sizes, layouts = _exec_args(pd[0])
+                sizes, layouts = _exec_args(pd[0], quantized)
             else:
                 with using((desc, PrimitiveDesc, "desc")), desc._impl_lock:
                     engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
@@ -352,6 +362,7 @@ class PrimitiveDesc(Owned):
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
+    _quantized: dict[int, tuple[int, tuple[int, ...], DataType]]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
     _destroy_name = "dnnl_primitive_desc_destroy"
@@ -367,15 +378,20 @@ class PrimitiveDesc(Owned):
         )
 
     @classmethod
-    def _made(cls, handle: CData, engines: tuple[Engine | None, ...], destroy_on_failure: bool) -> PrimitiveDesc:
+    def _made(
+        cls, handle: CData, engines: tuple[Engine | None, ...], destroy_on_failure: bool,
+        quantized: dict[int, tuple[int, tuple[int, ...], DataType]] | None = None,
+    ) -> PrimitiveDesc:
         try:
-            sizes, layouts = _exec_args(handle)
+            sizes, layouts = _exec_args(handle, quantized)
         except BaseException:
             if destroy_on_failure:
                 lib.dnnl_primitive_desc_destroy(handle)
             raise
         desc = cls._from_handle(handle, keep=engines)
         _set_args(desc, sizes, layouts)
+        if quantized:
+            desc._quantized = quantized
         return desc
 
     @classmethod
@@ -402,7 +418,9 @@ class PrimitiveDesc(Owned):
         return desc
 
     @classmethod
-    def from_handle(cls, handle: object, *, owned: bool = False, engine: Engine | None = None) -> PrimitiveDesc:
+    def from_handle(
+        cls, handle: object, *, owned: bool = False, engine: Engine | None = None, attr: PrimitiveAttr | None = None
+    ) -> PrimitiveDesc:
         """A PrimitiveDesc over a ``dnnl_primitive_desc_t`` made elsewhere.
 
         ``handle`` is a cffi pointer of that type, from this binding or from
@@ -426,18 +444,26 @@ class PrimitiveDesc(Owned):
         the caller keeps the engine alive while the descriptor or a
         primitive made from it lives.
 
+        ``attr``: the :class:`PrimitiveAttr` the descriptor was made with.
+        oneDNN cannot tell which scales and zero points a descriptor's
+        primitives read (through NULL when they are not given); with ``attr``,
+        execute checks them as for a descriptor made here.
+
         Raises:
             TypeError: ``handle`` is not a pointer of this handle type (or an int), or ``owned``
                 is not a bool.
             ValueError: ``handle`` is NULL, or an object of this binding already owns it and
                 ``owned=True`` asks to take it over.
             ClosedObjectError: the object of this binding that owns the handle is closed.
-            TypeError: ``engine`` is neither an :class:`Engine` nor None.
+            TypeError: ``engine`` is neither an :class:`Engine` nor None, or ``attr`` neither a
+                :class:`PrimitiveAttr` nor None.
             ValueError: ``engine`` is not the descriptor's engine.
+            ClosedObjectError: ``attr`` is closed.
             DnnlError: oneDNN cannot clone or query the descriptor.
         """
         owned = bool_argument(owned, "owned")
         engine = optional_engine(engine)
+        quantized = _quantized_of(attr)
         pd = foreign_pointer(handle, _PD_TYPE, "handle")
         adoption = Adoption(cls, pd, owned, "handle")
         try:
@@ -450,17 +476,19 @@ class PrimitiveDesc(Owned):
                 out = cls._new_out()
                 check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
             else:
-                sizes, layouts = _exec_args(pd)
+                sizes, layouts = _exec_args(pd, quantized)
         except BaseException:
             adoption.cancel()
             raise
         if not owned:
             adoption.cancel()  # the clone is a descriptor of its own
-            return cls._made(out[0], (engine,), destroy_on_failure=True)
+            return cls._made(out[0], (engine,), destroy_on_failure=True, quantized=quantized)
 
         def adopt(desc: PrimitiveDesc) -> None:
             desc._adopt(pd, keep=(engine,))
             _set_args(desc, sizes, layouts)
+            if quantized:
+                desc._quantized = quantized
 
         return adoption.finish(cls, adopt)
 
@@ -694,6 +722,16 @@ def _locked(desc: PrimitiveDesc) -> Iterator[CData]:
     primitives copy), so no two of these calls overlap."""
     with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:
         yield pd
+
+
+def _quantized_of(attr: object) -> dict[int, tuple[int, tuple[int, ...], DataType]]:
+    """The scales and zero points ``attr`` (a PrimitiveAttr or None) sets, for ``from_handle``."""
+    if attr is None:
+        return {}
+    if not isinstance(attr, PrimitiveAttr):
+        raise TypeError(f"attr: expected a dnnl_interop.PrimitiveAttr or None, got {type(attr).__name__}")
+    _ = attr.handle  # ClosedObjectError once closed
+    return dict(attr._quantized)
 
 
 def _exec_args(

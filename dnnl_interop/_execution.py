@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _stream_wait = lib.dnnl_stream_wait
 _call_keys = Owned._shared.call_keys
-_deferred = Owned._shared.deferred
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -273,13 +272,19 @@ class BoundExecution:
     checks that nothing was closed since, and calls oneDNN. The memories'
     buffers may change meanwhile (``set_data_handle``): oneDNN reads them at
     each submission.
+
+    It holds the handles of its primitive and memories, as a primitive holds
+    its engine's: one of them closed meanwhile is refused at once, and its
+    handle destroyed when the binding lets go (:meth:`close`, or when it is
+    dropped).
     """
 
     __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
-                 "_nargs", "_c_args", "_call", "_name", "_args")
+                 "_nargs", "_c_args", "_call", "_name", "_args", "_key")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
                  call: Callable[..., int], name: str) -> None:
+        self._key: int | None = None  # nothing held yet: __del__ may run if this fails
         captured: list[tuple[CData, int, CData]] = []
 
         def capture(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
@@ -295,6 +300,32 @@ class BoundExecution:
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
         self._call, self._name, self._args = call, name, args
+        key = -next(_call_keys)
+        for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
+            obj._users[key] = True
+        self._key = key
+
+    def close(self) -> None:
+        """Let go of the primitive's and the memories' handles (destroying those closed
+        meanwhile); the binding refuses to execute afterwards. Closing twice is harmless."""
+        with self._stream._lock:  # never during an execute with its wait, which relies on them
+            key, self._key = self._key, None
+        if key is not None:
+            for obj in self._objects:
+                obj._release(key)
+
+    def __del__(self) -> None:
+        # Nothing runs a method of an object being finalized: no lock needed.
+        key, self._key = getattr(self, "_key", None), None
+        if key is not None:
+            for obj in self._objects:
+                obj._release(key)
+
+    def __enter__(self) -> BoundExecution:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def execute(self, wait: bool = False) -> None:
         """Submit the work again, as ``primitive.execute(stream, args)`` would.
@@ -305,7 +336,7 @@ class BoundExecution:
         submissions to it wait for this call).
 
         Raises:
-            ClosedObjectError: the primitive, the stream or a memory was closed since.
+            ClosedObjectError: the binding, the primitive, the stream or a memory was closed since.
             ValueError: a memory has no buffer now (MEMORY_NONE).
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
@@ -316,6 +347,8 @@ class BoundExecution:
         lock = stream._lock
         lock.acquire()
         try:
+            if self._key is None:
+                raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
             if c_stream is None or stream._events or _stream.exiting:
                 return self._submit_checked()
@@ -337,15 +370,18 @@ class BoundExecution:
     def _execute_and_wait(self) -> None:
         """``execute()`` then ``stream.wait()``, the stream locked throughout.
 
-        No other work can be submitted meanwhile and this call's work is done
-        when it returns, so nothing is left registered as in flight: each
-        object only has this call as a user while it runs (a close from
-        another thread is deferred until then, as for any C call).
+        The binding holds every handle it uses and no other work can be
+        submitted meanwhile, so nothing is registered: once both calls
+        return, the work is done. Only if the wait does not finish it (a
+        failure, an interruption between the calls) is it registered as in
+        flight, as ``execute()`` registers it.
         """
         stream = self._stream
         lock = stream._lock
         lock.acquire()
         try:
+            if self._key is None:
+                raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
             if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
                 lock.release()  # other work in flight, or something to refuse: the two calls
@@ -355,45 +391,33 @@ class BoundExecution:
                 finally:
                     lock.acquire()
                 return
-            key = -next(_call_keys)
-            objects = self._objects
-            for obj in objects:  # registered first, then read: see _owned
-                obj._users[key] = True
-            submitted = finished = False
+            if self._primitive._handle is not self._c_primitive:
+                raise ClosedObjectError("primitive: this Primitive is closed")
+            for memory, handle in self._memories:
+                if memory._executable is not handle:  # closed, or given another buffer since the binding
+                    lock.release()
+                    try:
+                        submit(self._primitive, stream, self._args, (), self._call, self._name)
+                        stream.wait()
+                    finally:
+                        lock.acquire()
+                    return
+            in_flight = True  # set first: an interruption after the call must not lose the work
             try:
-                if self._primitive._handle is not self._c_primitive:
-                    raise ClosedObjectError("primitive: this Primitive is closed")
-                for memory, handle in self._memories:
-                    if memory._executable is not handle:
-                        break
-                else:
-                    submitted = True  # set first: an interruption after the call must not lose it
-                    status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
-                    if status:
-                        submitted = False  # refused: nothing runs
-                        raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
-                    status = _stream_wait(c_stream)
-                    if status:
-                        raise status_error(status, "dnnl_stream_wait")
-                    finished = True
+                status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
+                if status:
+                    in_flight = False  # refused: nothing runs
+                    raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
+                status = _stream_wait(c_stream)
+                if status:
+                    raise status_error(status, "dnnl_stream_wait")
+                in_flight = False
             finally:
-                if submitted and not finished:  # the work may still run: keep what it uses, as execute does
+                if in_flight:  # keep what the work uses until the stream is known done, as execute does
                     sid, epoch = self._sid, stream._epoch
-                    for obj in objects:
+                    for obj in self._objects:
                         obj._users[sid] = epoch
                     stream._pending.update(self._pending)
-                for obj in objects:
-                    users = obj._users
-                    del users[key]
-                    if not users and id(obj) in _deferred:
-                        obj._claim()
-            if not finished:  # a memory was given another buffer since the binding
-                lock.release()
-                try:
-                    submit(self._primitive, stream, self._args, (), self._call, self._name)
-                    stream.wait()
-                finally:
-                    lock.acquire()
         finally:
             lock.release()
 

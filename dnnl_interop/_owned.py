@@ -7,6 +7,8 @@ What uses it are the object's *users*:
   asynchronous, so a primitive and its memories are in use until the stream
   is known to be done with them (``Stream.wait``, or the stream's close);
 * another handle that needs it: a oneDNN stream does not retain its engine;
+* a binding (``Primitive.bind``), which holds its primitive's and memories'
+  handles until it lets go, so that an execute with its wait registers nothing;
 * a C call in progress, possibly in another thread.
 
 ``close()`` marks the object closed at once (using it afterwards raises

@@ -234,7 +234,10 @@ class Primitive(Owned):
         does, and refuses objects closed since; it skips the checks that
         cannot change (types, indices, sizes, layouts). ``args`` is copied.
         ``bound.execute(wait=True)`` also waits for the stream: the loop of
-        execute then wait with the least Python work.
+        execute then wait with the least Python work. The binding holds the
+        handles of the primitive and the memories until ``bound.close()`` (or
+        a ``with`` block's end, or until it is dropped): one closed meanwhile
+        is refused at once and destroyed when the binding lets go.
 
         Raises:
             TypeError, ValueError, ClosedObjectError: as :meth:`execute`, for the arguments.

@@ -144,9 +144,39 @@ def test_execute_with_wait_computes_and_leaves_nothing_in_flight(engine, stream)
         a[...] = i
         bound.execute(wait=True)
         assert (out == a.T).all()  # done when it returns
-    assert stream._pending == {} and not src._users and not dst._users and not primitive._users
-    src.close()  # nothing in flight: destroyed at once
-    assert src._handle is None and id(src) not in _owned.Owned._shared.deferred
+    assert stream._pending == {}
+    assert src._users == dst._users == primitive._users == {bound._key: True}  # only the binding holds them
+
+
+def test_a_binding_holds_its_handles_until_it_lets_go(engine, stream):
+    deferred = _owned.Owned._shared.deferred
+    a, out = np.ones((2, 3), np.float32), np.zeros((3, 2), np.float32)
+    primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    src.close()  # closed at once, its handle destroyed once the binding lets go
+    assert src._handle is None and id(src) in deferred
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+        bound.execute(wait=True)
+    stream.wait()  # the refused submission registered what it had checked, as execute does
+    bound.close()
+    assert id(src) not in deferred and not dst._users and not primitive._users
+    with pytest.raises(dnnl.ClosedObjectError, match=r"^bound: this BoundExecution is closed$"):
+        bound.execute(wait=True)
+    with pytest.raises(dnnl.ClosedObjectError, match=r"^bound: this BoundExecution is closed$"):
+        bound.execute()
+    bound.close()  # twice: harmless
+    with primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ab"), engine, a),
+                                 dnnl.ARG_TO: dst}) as again:
+        again.execute(wait=True)
+        dst.close()
+        assert id(dst) in deferred
+    assert id(dst) not in deferred  # let go on leaving the with block
+    dropped = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ab"), engine),
+                                      dnnl.ARG_TO: dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ba"), engine)})
+    primitive.close()
+    assert id(primitive) in deferred
+    del dropped  # or when it is dropped
+    gc.collect()
+    assert id(primitive) not in deferred
 
 
 def test_execute_with_wait_also_finishes_and_lets_go_of_earlier_work(engine, stream):
@@ -175,13 +205,13 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     primitive.close()
     with pytest.raises(dnnl.ClosedObjectError, match="primitive: this Primitive is closed"):
         bound.execute(wait=True)
-    assert not dst._users  # a refused call keeps nothing
+    assert dst._users == {bound._key: True}  # a refused call registers nothing: only the binding holds it
     stream.close()
     with pytest.raises(dnnl.ClosedObjectError, match="stream: this Stream is closed"):
         bound.execute(wait=True)
 
 
-def test_a_close_from_another_thread_during_execute_with_wait_is_deferred_until_it_returns(engine, stream):
+def test_a_close_from_another_thread_during_execute_with_wait_waits_for_the_binding(engine, stream):
     # A convolution long enough for the close to land while oneDNN runs.
     x = np.ones((1, 16, 64, 64), np.float32)
     w = np.ones((16, 16, 3, 3), np.float32)
@@ -194,33 +224,29 @@ def test_a_close_from_another_thread_during_execute_with_wait_is_deferred_until_
                                     dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine, out)})
     import threading
 
-    stop = threading.Event()
-    closed = []
+    started = threading.Event()
 
     def close_soon():
-        while not stop.is_set():
-            key = next(iter(src._users), None)
-            if key is not None and key not in closed:  # this call uses src now
-                closed.append(key)
-                src.close()
-                return
+        started.wait()
+        src.close()
 
     closer = threading.Thread(target=close_soon)
     closer.start()
+    calls = []
     try:
-        for _ in range(200):
-            try:
+        with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+            while len(calls) < 10_000:
+                started.set()
                 bound.execute(wait=True)
-            except dnnl.ClosedObjectError:
-                break
+                calls.append(None)
     finally:
-        stop.set()
         closer.join()
-    assert closed, "the close never landed during a call"
-    assert src._handle is None and id(src) not in _owned.Owned._shared.deferred  # destroyed once, after the call
+    assert calls  # the close landed while calls ran
+    assert src._handle is None and id(src) in _owned.Owned._shared.deferred  # not destroyed under oneDNN
     assert (out == 16 * 9).all()
-    stream.wait()  # a refused submission, as execute's, is let go of at the next wait
-    assert stream._pending == {} and not primitive._users
+    stream.wait()
+    bound.close()
+    assert id(src) not in _owned.Owned._shared.deferred and not primitive._users
 
 
 def test_threads_mixing_execute_with_wait_and_execute_then_wait_on_one_stream_all_compute(engine, stream):

@@ -1327,6 +1327,35 @@ def lifetime_cases() -> list[Case]:
              "dnnl.Memory(conv_plain_mds[1], e, conv_k), dnnl.ARG_DST: dnnl.Memory(conv_plain_mds[2], e, yc)})\n"
              "cycle = [e, s, pd, p]; cycle.append(cycle)\ndel e, s, pd, p, cycle\ngc.collect(); time.sleep(0.2)\n"
              "assert np.allclose(yc, conv_ref), 'the convolution is wrong'"),
+        case("big matmul bound: bound.execute() then every reference dropped, wait outside",
+             BIG_MM + "def run():\n"
+             "    p = dnnl.Primitive(dnnl.MatmulDesc(eng, dn, dn, dn))\n"
+             "    p.bind(strm, {dnnl.ARG_SRC: dnnl.Memory(dn, eng, xb.copy()), dnnl.ARG_WEIGHTS: "
+             "dnnl.Memory(dn, eng, wb.copy()), dnnl.ARG_DST: dnnl.Memory(dn, eng, yb)}).execute()\n"
+             "run(); gc.collect(); filler = [np.full(n * n, 7, np.float32) for _ in range(2)]\nstrm.wait()\n"
+             + BIG_CHECK),
+        case("big matmul bound: close every object, then execute(wait=True), then drop the binding",
+             BIG_MM + big_exec + "strm.wait()\nbound = p.bind(strm, {dnnl.ARG_SRC: sb, dnnl.ARG_WEIGHTS: wm, "
+             "dnnl.ARG_DST: db})\nbound.execute(wait=True)\n" + BIG_CHECK + "\n"
+             "for obj in (sb, wm, db, p, pd):\n    obj.close()\n    try:\n        bound.execute(wait=True)\n"
+             "    except ValueError as refusal:\n        assert 'closed' in str(refusal)\n"
+             "    else:\n        raise AssertionError('a closed object was executed')\n"
+             "del bound; gc.collect(); strm.wait()"),
+        case("big matmul bound: the stream closed, then execute(wait=True) and execute()",
+             BIG_MM + big_exec + "bound = p.bind(strm, {dnnl.ARG_SRC: sb, dnnl.ARG_WEIGHTS: wm, dnnl.ARG_DST: db})\n"
+             "strm.close()\n" + BIG_CHECK + "\nfor wait in (True, False):\n    try:\n"
+             "        bound.execute(wait=wait)\n    except ValueError as refusal:\n"
+             "        assert 'closed' in str(refusal)\n"),
+        case("big matmul bound: the binding in a reference cycle with its stream, collected after execute()",
+             BIG_MM + "s = dnnl.Stream(eng)\np = dnnl.Primitive(dnnl.MatmulDesc(eng, dn, dn, dn))\n"
+             "bound = p.bind(s, {dnnl.ARG_SRC: dnnl.Memory(dn, eng, xb), dnnl.ARG_WEIGHTS: dnnl.Memory(dn, eng, wb), "
+             "dnnl.ARG_DST: dnnl.Memory(dn, eng, yb)})\nbound.execute()\ncycle = [s, p, bound]; cycle.append(cycle)\n"
+             "del s, p, bound, cycle\ngc.collect(); time.sleep(0.3)\n" + BIG_CHECK),
+        Case("exit with a binding alive whose memory was closed", "exit/primitives",
+             BIG_MM + "p = dnnl.Primitive(dnnl.MatmulDesc(eng, dn, dn, dn))\nsb = dnnl.Memory(dn, eng, xb)\n"
+             "bound = p.bind(strm, {dnnl.ARG_SRC: sb, dnnl.ARG_WEIGHTS: dnnl.Memory(dn, eng, wb), "
+             "dnnl.ARG_DST: dnnl.Memory(dn, eng, yb)})\nbound.execute()\nsb.close()",
+             OK, library="real", fresh=True, timeout=30.0),
         Case("exit with a big matmul in flight (no wait)", "exit/primitives",
              BIG_MM + "pd = dnnl.MatmulDesc(eng, dn, dn, dn)\n"
              "dnnl.Primitive(pd).execute(strm, {dnnl.ARG_SRC: dnnl.Memory(dn, eng, xb), dnnl.ARG_WEIGHTS: "
@@ -1368,6 +1397,14 @@ join_threads(threads)
             ("conv_pd", "walk its implementations", "conv_pd.next_impl() or None"),
         )
     ]
+    bind = ("bound = mm_prim.bind(strm, {dnnl.ARG_SRC: mm_src, dnnl.ARG_WEIGHTS: mm_wei, dnnl.ARG_DST: mm_dst})\n")
+    out += [
+        case(f"close the {victim} while 4 threads run a bound execute of it with its wait",
+             bind + close_while.format(work="bound.execute(wait=True)", victim=victim))
+        for victim in ("mm_wei", "mm_prim", "strm", "bound")
+    ]
+    out.append(case("close the mm_dst while 4 threads each run a bound execute with its wait and an execute then wait",
+                    bind + close_while.format(work="bound.execute(wait=True); " + execute, victim="mm_dst")))
     out += [
         case("next_impl in one thread while 2 threads make primitives of the descriptor and execute them", '''
 deadline = time.monotonic() + 1.5

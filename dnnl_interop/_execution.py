@@ -341,8 +341,6 @@ class BoundExecution:
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
-        if wait:
-            return self._execute_and_wait()
         stream = self._stream
         lock = stream._lock
         lock.acquire()
@@ -350,6 +348,32 @@ class BoundExecution:
             if self._key is None:
                 raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
+            if wait:  # the loop users run: kept in this one function, with the least Python work
+                if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
+                    return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
+                if self._primitive._handle is not self._c_primitive:
+                    raise ClosedObjectError("primitive: this Primitive is closed")
+                for memory, handle in self._memories:
+                    if memory._executable is not handle:  # closed, or given another buffer since
+                        return self._unlocked(self._submit_then_wait)
+                # The binding holds every handle used here and nothing else can be submitted to
+                # the stream meanwhile, so nothing is registered: once both calls return, the
+                # work is done. Only if the wait does not finish it (a failure, an interruption
+                # between the calls) is it registered as in flight, as below.
+                in_flight = True  # set first: an interruption after the call must not lose the work
+                try:
+                    status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
+                    if status:
+                        in_flight = False  # refused: nothing runs
+                        raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
+                    status = _stream_wait(c_stream)
+                    if status:
+                        raise status_error(status, "dnnl_stream_wait")
+                    in_flight = False
+                finally:
+                    if in_flight:
+                        self._register(stream)
+                return
             if c_stream is None or stream._events or _stream.exiting:
                 return self._submit_checked()
             sid, epoch = self._sid, stream._epoch
@@ -367,64 +391,30 @@ class BoundExecution:
         finally:
             lock.release()
 
-    def _execute_and_wait(self) -> None:
-        """``execute()`` then ``stream.wait()``, the stream locked throughout.
+    def _register(self, stream: Stream) -> None:
+        """Register the work as in flight on ``stream``, as ``execute()`` does (inlined there). Holds the lock."""
+        sid, epoch = self._sid, stream._epoch
+        for obj in self._objects:
+            obj._users[sid] = epoch
+        stream._pending.update(self._pending)
 
-        The binding holds every handle it uses and no other work can be
-        submitted meanwhile, so nothing is registered: once both calls
-        return, the work is done. Only if the wait does not finish it (a
-        failure, an interruption between the calls) is it registered as in
-        flight, as ``execute()`` registers it.
-        """
-        stream = self._stream
-        lock = stream._lock
-        lock.acquire()
+    def _unlocked(self, call: Callable[[], None]) -> None:
+        """``call()`` with the stream's lock released (it takes what it needs). Holds the lock."""
+        lock = self._stream._lock
+        lock.release()
         try:
-            if self._key is None:
-                raise ClosedObjectError("bound: this BoundExecution is closed")
-            c_stream = stream._handle
-            if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
-                lock.release()  # other work in flight, or something to refuse: the two calls
-                try:
-                    self.execute()
-                    stream.wait()
-                finally:
-                    lock.acquire()
-                return
-            if self._primitive._handle is not self._c_primitive:
-                raise ClosedObjectError("primitive: this Primitive is closed")
-            for memory, handle in self._memories:
-                if memory._executable is not handle:  # closed, or given another buffer since the binding
-                    lock.release()
-                    try:
-                        submit(self._primitive, stream, self._args, (), self._call, self._name)
-                        stream.wait()
-                    finally:
-                        lock.acquire()
-                    return
-            in_flight = True  # set first: an interruption after the call must not lose the work
-            try:
-                status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
-                if status:
-                    in_flight = False  # refused: nothing runs
-                    raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
-                status = _stream_wait(c_stream)
-                if status:
-                    raise status_error(status, "dnnl_stream_wait")
-                in_flight = False
-            finally:
-                if in_flight:  # keep what the work uses until the stream is known done, as execute does
-                    sid, epoch = self._sid, stream._epoch
-                    for obj in self._objects:
-                        obj._users[sid] = epoch
-                    stream._pending.update(self._pending)
+            call()
         finally:
-            lock.release()
+            lock.acquire()
+
+    def _execute_then_wait(self) -> None:
+        self.execute()
+        self._stream.wait()
+
+    def _submit_then_wait(self) -> None:
+        submit(self._primitive, self._stream, self._args, (), self._call, self._name)
+        self._stream.wait()
 
     def _submit_checked(self) -> None:
         """Something changed since the binding: an execute with every check. Holds the lock."""
-        self._stream._lock.release()
-        try:
-            submit(self._primitive, self._stream, self._args, (), self._call, self._name)
-        finally:
-            self._stream._lock.acquire()
+        self._unlocked(lambda: submit(self._primitive, self._stream, self._args, (), self._call, self._name))

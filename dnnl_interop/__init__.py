@@ -117,6 +117,7 @@ _LAZY = {
     "Primitive": "_primitive",
     "PrimitiveDesc": "_primitive",
     "reorder": "_primitive",
+    "BoundExecution": "_execution",
     "format_tags": "_validate",
     "Arg": "_args",
     "make_primitive_cached": "_cached",

@@ -275,8 +275,12 @@ class BoundExecution:
 
     It holds the handles of its primitive and memories, as a primitive holds
     its engine's: one of them closed meanwhile is refused at once, and its
-    handle destroyed when the binding lets go (:meth:`close`, or when it is
-    dropped).
+    handle destroyed when the binding lets go (:meth:`close`, the end of a
+    ``with`` block, or when it is dropped).
+
+    Raises:
+        TypeError, ValueError, ClosedObjectError: as ``Primitive.execute``, for the arguments
+            (when made by ``Primitive.bind``).
     """
 
     __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
@@ -307,7 +311,10 @@ class BoundExecution:
 
     def close(self) -> None:
         """Let go of the primitive's and the memories' handles (destroying those closed
-        meanwhile); the binding refuses to execute afterwards. Closing twice is harmless."""
+        meanwhile); the binding refuses to execute afterwards. Closing twice is harmless.
+
+        Raises nothing: waits for an execute with its wait under way in another thread.
+        """
         with self._stream._lock:  # never during an execute with its wait, which relies on them
             key, self._key = self._key, None
         if key is not None:

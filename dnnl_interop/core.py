@@ -29,6 +29,7 @@ from ._enums import (
     Query,
     ScratchpadMode,
 )
+from ._execution import BoundExecution
 from ._memory import MEMORY_NONE, Memory
 from ._memory_desc import MemoryDesc
 from ._primitive import Primitive, PrimitiveDesc, reorder, reordered
@@ -51,6 +52,7 @@ __all__ = [
     "format_tags",
     "Arg",
     "PrimitiveDesc",
+    "BoundExecution",
     "make_primitive_cached",
     "reorder_cached",
     "reordered",

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _stream_wait = lib.dnnl_stream_wait
-_call_keys = Owned._shared.call_keys
+_shared = Owned._shared
+_call_keys = _shared.call_keys
 _NULL = ffi.NULL
 _new = ffi.new
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -284,11 +285,12 @@ class BoundExecution:
     """
 
     __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
-                 "_nargs", "_c_args", "_call", "_name", "_args", "_key")
+                 "_nargs", "_c_args", "_call", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
                  call: Callable[..., int], name: str) -> None:
         self._key: int | None = None  # nothing held yet: __del__ may run if this fails
+        self._checked = -1  # _shared.changes when the objects were last found unchanged
         captured: list[tuple[CData, int, CData]] = []
 
         def capture(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
@@ -358,11 +360,14 @@ class BoundExecution:
             if wait:  # the loop users run: kept in this one function, with the least Python work
                 if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
-                if self._primitive._handle is not self._c_primitive:
-                    raise ClosedObjectError("primitive: this Primitive is closed")
-                for memory, handle in self._memories:
-                    if memory._executable is not handle:  # closed, or given another buffer since
-                        return self._unlocked(self._submit_then_wait)
+                changes = _shared.changes
+                if changes != self._checked:  # something closed or changed buffers since the last check
+                    if self._primitive._handle is not self._c_primitive:
+                        raise ClosedObjectError("primitive: this Primitive is closed")
+                    for memory, handle in self._memories:
+                        if memory._executable is not handle:  # closed, or given another buffer since
+                            return self._unlocked(self._submit_then_wait)
+                    self._checked = changes
                 # The binding holds every handle used here and nothing else can be submitted to
                 # the stream meanwhile, so nothing is registered: once both calls return, the
                 # work is done. Only if the wait does not finish it (a failure, an interruption
@@ -387,11 +392,14 @@ class BoundExecution:
             for obj in self._objects:  # registered first, then read: see _owned
                 obj._users[sid] = epoch
             stream._pending.update(self._pending)
-            if self._primitive._handle is not self._c_primitive:
-                raise ClosedObjectError("primitive: this Primitive is closed")
-            for memory, handle in self._memories:
-                if memory._executable is not handle:
-                    return self._submit_checked()
+            changes = _shared.changes
+            if changes != self._checked:
+                if self._primitive._handle is not self._c_primitive:
+                    raise ClosedObjectError("primitive: this Primitive is closed")
+                for memory, handle in self._memories:
+                    if memory._executable is not handle:
+                        return self._submit_checked()
+                self._checked = changes
             status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
             if status:
                 raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)

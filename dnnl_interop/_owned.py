@@ -47,6 +47,9 @@ Locks: one discipline for submitting, re-pointing and closing.
   so no two threads wait for each other.
 
 Beyond these locks, single dictionary operations are atomic (the GIL).
+``_shared.changes`` takes a new value after every close and every change of
+a memory's buffer; a binding (``_execution.BoundExecution``) re-checks its
+objects only when it differs from the value it last checked them at.
 """
 
 from __future__ import annotations
@@ -88,6 +91,11 @@ class _Shared:
         self.call_keys = itertools.count(1)  # negated: never equal to an id()
         self.streams: weakref.WeakValueDictionary[int, _Stream] = weakref.WeakValueDictionary()
         self.live = 0
+        # A new value whenever an object closes or a memory's buffer changes (set after
+        # the change; next() on a count is atomic, so no value is ever set twice): a
+        # binding that sees the value it checked its objects at skips checking them again.
+        self.change_count = itertools.count(1)
+        self.changes = 0
         # address -> (id, weak reference) of the object that owns the handle at
         # that address or, if none does, of the first that borrows it.
         self.holders: dict[int, tuple[int, weakref.ref[Owned]]] = {}
@@ -272,6 +280,7 @@ class Owned:
                 return
             self._handle = None
             self._on_close()
+            shared.changes = next(shared.change_count)
             shared.deferred[id(self)] = (self, handle)
         finally:
             shared.lock.release()

@@ -194,9 +194,17 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     stream = dnnl.Stream(engine)
     a, out = np.ones((2, 3), np.float32), np.zeros((3, 2), np.float32)
     primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    bound.execute(wait=True)
     src.set_data_handle(np.full((2, 3), 7, np.float32))
     bound.execute(wait=True)
     assert (out == 7).all() and stream._pending == {}
+    src.set_data_handle(dnnl.MEMORY_NONE)
+    with pytest.raises(ValueError, match=r"args\[1\]: the memory has no buffer \(MEMORY_NONE\)"):
+        bound.execute(wait=True)
+    src.set_data_handle(np.full((2, 3), 5, np.float32))
+    stream.wait()
+    bound.execute(wait=True)
+    assert (out == 5).all()
     src_desc = src.desc
     src.close()
     with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):

@@ -380,6 +380,41 @@ def _concat(axis: int, shapes, dtype=np.float32):
     return make
 
 
+def _inner_product(src_shape, outputs, dtype=np.float32, bias=True):
+    """``dst[n, o] = Σ_c src[n, c...] * weights[o, c...] + bias[o]``."""
+    def make(engine: dnnl.Engine) -> Case:
+        rng = np.random.default_rng(21)
+        src = halves(rng, src_shape, dtype)
+        weights = halves(rng, (outputs, *src_shape[1:]), dtype)
+        n = src_shape[0]
+        expected64 = src.reshape(n, -1).astype(np.float64) @ weights.reshape(outputs, -1).T.astype(np.float64)
+        inputs = {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights}
+        bias_desc = None
+        if bias:
+            inputs[dnnl.ARG_BIAS] = halves(rng, (outputs,), dtype)
+            expected64 += inputs[dnnl.ARG_BIAS]
+            bias_desc = plain((outputs,), dtype)
+        desc = dnnl.InnerProductForwardDesc(engine, plain(src_shape, dtype), plain(weights.shape, dtype),
+                                            plain((n, outputs), dtype), bias_desc=bias_desc)
+        return Case(desc, inputs, {dnnl.ARG_DST: expected64.astype(dtype)})
+
+    return make
+
+
+def _sum(scales, shape, dtype=np.float32):
+    """``dst = Σ_i scales[i] * src_i`` (the first scale not 1: see SumDesc's guard)."""
+    def make(engine: dnnl.Engine) -> Case:
+        rng = np.random.default_rng(22)
+        sources = [halves(rng, shape, dtype) for _ in scales]
+        weighted = (scale * source.astype(np.float64) for scale, source in zip(scales, sources, strict=True))
+        expected = sum(weighted).astype(dtype)
+        desc = dnnl.SumDesc(engine, list(scales), [plain(shape, dtype)] * len(scales), dst_desc=plain(shape, dtype))
+        return Case(desc, {dnnl.ARG_MULTIPLE_SRC + i: source for i, source in enumerate(sources)},
+                    {dnnl.ARG_DST: expected})
+
+    return make
+
+
 def _prelu(shape, weights_shape, dtype=np.float32):
     """``src > 0 ? src : weights * src``, weights broadcast over the dimensions where they have 1."""
     def make(engine: dnnl.Engine) -> Case:
@@ -453,6 +488,10 @@ CASES: dict[str, Callable[[dnnl.Engine], Case]] = {
     "resampling-linear-f16": _resampling(A.RESAMPLING_LINEAR, (1, 2, 4, 4), (1, 2, 8, 8), np.float16),
     "concat": _concat(1, [(2, 3, 4), (2, 1, 4), (2, 2, 4)]),
     "concat-f16": _concat(1, [(3, 2), (3, 5)], np.float16),
+    "inner-product+bias": _inner_product((3, 2, 2, 2), 5),
+    "inner-product-f16": _inner_product((4, 6), 3, np.float16, bias=False),
+    "sum": _sum((2.0, 1.0, 0.5), (3, 4, 5)),
+    "sum-f16": _sum((0.5, 1.0), (6, 8), np.float16),
     "prelu-per-channel": _prelu((2, 3, 4, 4), (1, 3, 1, 1)),
     "prelu-f16": _prelu((4, 8), (4, 8), np.float16),
     "shuffle": _shuffle((2, 6, 3), 1, 3),

@@ -2,10 +2,11 @@
 
 What must hold:
 
-* Every primitive the binding offers that runs here (matmul, convolution with
-  bias with and without a fused ReLU, eltwise, binary add/mul/select,
-  deconvolution, pooling, batch, layer and group normalization, reduction,
-  resampling, concat, PReLU, shuffle, LRN) gives numpy's result over each
+* Every primitive the binding offers that runs here (matmul, inner product,
+  convolution with bias with and without a fused ReLU, eltwise, binary
+  add/mul/select, deconvolution, pooling, batch, layer and group
+  normalization, reduction, resampling, concat, sum with scales, PReLU,
+  shuffle, LRN) gives numpy's result over each
   kind of memory a caller brings: a ``pyopencl.Buffer`` (through
   ``ocl.make_memory`` and through ``Memory``), a ``pyopencl.array.Array``, and
   shared USM; the result read back through ``memory.mapped()``,
@@ -176,11 +177,13 @@ def test_each_primitive_over_each_kind_of_caller_memory_gives_numpys_result(engi
 def test_the_primitives_run_on_onednns_generic_opencl_kernels(engine):
     """What the emulated GPU is: a Gen9-like device without nGEN kernels, so oneDNN's
     reference and simple OpenCL implementations, never a CPU one. Shuffle is oneDNN's
-    generic GPU shuffle, one GPU reorder (``ocl:ref:any`` here)."""
+    generic GPU shuffle, one GPU reorder (``ocl:ref:any`` here); the f16 sum is its
+    generic GPU sum (``ref:any``), GPU reorders that accumulate."""
     names = {name: CASES[name](engine).desc.impl_info for name in CASES}
+    generic = {"shuffle": "reorder-based:any", "shuffle-f16": "reorder-based:any", "sum-f16": "ref:any"}
     assert all(name.startswith(("ocl:", "conv:any+ocl:")) for case, name in names.items()
-               if not case.startswith("shuffle")), names
-    assert {name for case, name in names.items() if case.startswith("shuffle")} == {"reorder-based:any"}
+               if case not in generic), names
+    assert {case: names[case] for case in generic} == generic
 
 
 # --- "format any" -------------------------------------------------------------------------

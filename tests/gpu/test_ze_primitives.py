@@ -2,10 +2,11 @@
 
 What must hold, as on OpenCL (test_gpu_primitives.py):
 
-* Every primitive that runs here (matmul, convolution with bias with and
-  without a fused ReLU, eltwise, binary add/mul/select, deconvolution,
-  pooling, batch, layer and group normalization, reduction, resampling,
-  concat, PReLU, shuffle, LRN) gives numpy's result over Level Zero USM the
+* Every primitive that runs here (matmul, inner product, convolution with
+  bias with and without a fused ReLU, eltwise, binary add/mul/select,
+  deconvolution, pooling, batch, layer and group normalization, reduction,
+  resampling, concat, sum with scales, PReLU, shuffle, LRN) gives numpy's
+  result over Level Zero USM the
   caller allocated (shared, and device USM reached through copies) and over
   device USM oneDNN allocates (written and read through ``memory.mapped()``).
   Outputs start as NaN, so a primitive that wrote nothing cannot pass.

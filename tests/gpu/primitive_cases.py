@@ -6,7 +6,8 @@ and functions they run in a second process, can import it.
 Inputs are multiples of 0.5 in [-4, 4] (:func:`halves`): the products and sums
 a case makes of a few of them are exact in f32 and f16, so most cases must
 match numpy exactly; those with exp, tanh, a square root or a power within a
-few ulps (f32) or one rounding (f16 results). Every case runs with every
+few ulps (f32) or one rounding (f16 results). The references are the CPU
+tests' own (``onednn_reference``, in float64). Every case runs with every
 argument in a plain layout (the descriptors are made with plain tags, so
 oneDNN computes with those).
 """
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import dnnl_interop as dnnl
+import onednn_reference as ref  # the numpy references the CPU tests use too (tests/ is on the path)
 
 TAGS = "abcdef"
 
@@ -35,84 +37,9 @@ def plain(shape, dtype="f32") -> dnnl.MemoryDesc:
     return dnnl.MemoryDesc(shape, dtype, TAGS[: len(shape)])
 
 
-# --- numpy references (float64, then the output type) -----------------------------------
-
-
-def conv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int) -> np.ndarray:
-    """``y[n, o] = Σ_c,i,j x[n, c, s*h + i - pad, s*w + j - pad] * w[o, c, i, j] + bias[o]``."""
-    _, _, height, width = x.shape
-    _, _, kh, kw = w.shape
-    padded = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = (height + 2 * pad - kh) // stride + 1, (width + 2 * pad - kw) // stride + 1
-    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
-    for i in range(kh):
-        for j in range(kw):
-            window = padded[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
-            y += np.einsum("nchw,oc->nohw", window, w[:, :, i, j])
-    if bias is not None:
-        y += bias[None, :, None, None]
-    return y
-
-
-def deconv2d(x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
-    """Transposed convolution without padding: each ``x[n, c, h, w]`` adds ``x * w[:, c]`` at (s*h, s*w)."""
-    n, _, height, width = x.shape
-    o, _, kh, kw = w.shape
-    y = np.zeros((n, o, (height - 1) * stride + kh, (width - 1) * stride + kw))
-    for i in range(kh):
-        for j in range(kw):
-            y[:, :, i:i + stride * height:stride, j:j + stride * width:stride] += np.einsum(
-                "nchw,oc->nohw", x.astype(np.float64), w[:, :, i, j]
-            )
-    return y
-
-
-def pool2x2(x: np.ndarray, reduce: Callable[..., np.ndarray]) -> np.ndarray:
-    """2×2 windows, stride 2, no padding."""
-    n, c, h, w = x.shape
-    return reduce(x.reshape(n, c, h // 2, 2, w // 2, 2), axis=(3, 5))
-
-
 def channel(v: np.ndarray) -> np.ndarray:
+    """A per-channel vector broadcast over (N, C, H, W)."""
     return v[None, :, None, None]
-
-
-def resample(x: np.ndarray, linear: bool, sizes) -> np.ndarray:
-    """Nearest or (bi)linear resampling of the spatial dimensions to ``sizes``, oneDNN's half-pixel
-    mapping: output ``i`` samples input position ``(i + 0.5) * in / out - 0.5``."""
-    out = x.astype(np.float64)
-    for axis, size_out in enumerate(sizes, start=2):
-        size_in = out.shape[axis]
-        position = (np.arange(size_out) + 0.5) * size_in / size_out - 0.5
-        if not linear:
-            out = np.take(out, np.clip(np.floor(position + 0.5), 0, size_in - 1).astype(int), axis=axis)
-            continue
-        left = np.floor(position)
-        weight = (position - left).reshape([-1 if i == axis else 1 for i in range(out.ndim)])
-        low, high = (np.clip(at, 0, size_in - 1).astype(int) for at in (left, left + 1))
-        out = np.take(out, low, axis=axis) * (1 - weight) + np.take(out, high, axis=axis) * weight
-    return out
-
-
-def lrn(x: np.ndarray, across: bool, size: int, alpha: float, beta: float, k: float) -> np.ndarray:
-    """``x * (k + alpha / n * Σ x²) ** -beta``, the sum over the ``size`` channels (or the
-    ``size × size`` window of each channel) centred on ``x``, zeros past the edges; ``n`` the
-    window's whole size."""
-    x = x.astype(np.float64)
-    half = (size - 1) // 2
-    padded = np.pad(x * x, [(0, 0), (half, half), (0, 0), (0, 0)] if across else [(0, 0), (0, 0), (half, half),
-                                                                                    (half, half)])
-    total = np.zeros_like(x)
-    if across:
-        for i in range(size):
-            total += padded[:, i:i + x.shape[1]]
-        count = size
-    else:
-        for i in range(size):
-            for j in range(size):
-                total += padded[:, :, i:i + x.shape[2], j:j + x.shape[3]]
-        count = size * size
-    return x * (k + alpha / count * total) ** -beta
 
 
 # --- the cases ---------------------------------------------------------------------------
@@ -183,14 +110,24 @@ def convolution_desc(engine: dnnl.Engine, *, relu: bool, tag: str = "abcd") -> d
 
 
 def convolution_expected(src, weights, bias, *, relu: bool) -> np.ndarray:
-    unfused = conv2d(src, weights, bias, 2 if relu else 1, 1)
+    unfused = _conv2d(src, weights, bias, 2 if relu else 1)
     return (np.maximum(unfused, 0) if relu else unfused).astype(np.float32)
+
+
+def _conv2d(src: np.ndarray, weights: np.ndarray, bias: np.ndarray, stride: int) -> np.ndarray:
+    """The cases' convolution: 3×3, padding 1 on each side, no dilation."""
+    return ref.convolution(src, weights, bias, (stride, stride), (0, 0), (1, 1), (1, 1))
+
+
+def deconv2d(src: np.ndarray, weights: np.ndarray, stride: int) -> np.ndarray:
+    """The cases' deconvolution: no padding, no dilation, no bias."""
+    return ref.deconvolution(src, weights, None, (stride, stride), (0, 0), (0, 0), (0, 0))
 
 
 def _convolution(relu: bool) -> Callable[[dnnl.Engine], Case]:
     def make(engine: dnnl.Engine) -> Case:
         src, weights, bias = convolution_parts()
-        unfused = conv2d(src, weights, bias, 2 if relu else 1, 1)
+        unfused = _conv2d(src, weights, bias, 2 if relu else 1)
         assert (unfused < 0).any() and (unfused > 0).any()  # so the ReLU has work to do
         return Case(
             convolution_desc(engine, relu=relu),
@@ -245,13 +182,15 @@ def _deconvolution(engine: dnnl.Engine) -> Case:
     return Case(desc, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights}, {dnnl.ARG_DST: expected})
 
 
-def _pooling(algorithm: dnnl.AlgKind, reduce) -> Callable[[dnnl.Engine], Case]:
+def _pooling(algorithm: dnnl.AlgKind, name: str) -> Callable[[dnnl.Engine], Case]:
+    """2×2 windows, stride 2, no padding; ``name`` the algorithm in onednn_reference's words."""
     def make(engine: dnnl.Engine) -> Case:
         src = halves(np.random.default_rng(8), (2, 3, 6, 6))
         desc = dnnl.PoolingForwardDesc(
             engine, algorithm, plain(src.shape), plain((2, 3, 3, 3)), [2, 2], [2, 2], [0, 0], [0, 0]
         )
-        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: pool2x2(src, reduce).astype(np.float32)})
+        expected = ref.pooling(src, name, (2, 2), (2, 2), (0, 0), (0, 0), (0, 0)).astype(np.float32)
+        return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected})
 
     return make
 
@@ -361,7 +300,7 @@ def _resampling(algorithm: dnnl.AlgKind, shape, dst_shape, dtype=np.float32, rto
     def make(engine: dnnl.Engine) -> Case:
         src = halves(np.random.default_rng(17), shape, dtype)
         desc = dnnl.ResamplingForwardDesc(engine, algorithm, plain(shape, dtype), plain(dst_shape, dtype))
-        expected = resample(src, algorithm == A.RESAMPLING_LINEAR, dst_shape[2:]).astype(dtype)
+        expected = ref.resampling(src, algorithm.name.removeprefix("RESAMPLING_"), dst_shape[2:]).astype(dtype)
         return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected}, rtol, atol)
 
     return make
@@ -447,7 +386,7 @@ def _lrn(algorithm: dnnl.AlgKind, shape, dtype=np.float32, tolerance=1e-5):
     def make(engine: dnnl.Engine) -> Case:
         src = halves(np.random.default_rng(21), shape, dtype)
         desc = dnnl.LRNForwardDesc(engine, algorithm, plain(shape, dtype), plain(shape, dtype), *LRN_PARAMETERS)
-        expected = lrn(src, algorithm == A.LRN_ACROSS_CHANNELS, *LRN_PARAMETERS).astype(dtype)
+        expected = ref.lrn(src, algorithm.name.removeprefix("LRN_"), *LRN_PARAMETERS).astype(dtype)
         return Case(desc, {dnnl.ARG_SRC: src}, {dnnl.ARG_DST: expected}, tolerance, tolerance)
 
     return make
@@ -467,8 +406,8 @@ CASES: dict[str, Callable[[dnnl.Engine], Case]] = {
     "binary-mul": _binary(A.BINARY_MUL, (2, 3, 4), (2, 3, 4), np.multiply),
     "binary-select": _select,
     "deconvolution": _deconvolution,
-    "pooling-max": _pooling(A.POOLING_MAX, np.max),
-    "pooling-avg": _pooling(A.POOLING_AVG_EXCLUDE_PADDING, np.mean),
+    "pooling-max": _pooling(A.POOLING_MAX, "MAX"),
+    "pooling-avg": _pooling(A.POOLING_AVG_EXCLUDE_PADDING, "AVG_EXCLUDE_PADDING"),
     "batch-norm-inference": _batch_norm_inference,
     "batch-norm-training": _batch_norm_training,
     "layer-norm-training": _layer_norm_training,

@@ -323,10 +323,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the scales.
         """
-        arg, mask = arg_argument(arg), _mask(mask)
-        with using((self, PrimitiveAttr, "attr")) as attr:
-            check(lib.dnnl_primitive_attr_set_scales_mask(attr, arg, mask), "dnnl_primitive_attr_set_scales_mask")
-        self._quantized[ARG_ATTR_SCALES | arg] = (mask, (), DataType.F32)
+        self._quantize("dnnl_primitive_attr_set_scales_mask", ARG_ATTR_SCALES, DataType.F32, arg, mask)
 
     def set_scales(self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.F32) -> None:
         """As :meth:`set_scales_mask`, with ``groups`` (the innermost dimensions of a
@@ -338,13 +335,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the scales.
         """
-        arg, mask, found = arg_argument(arg), _mask(mask), _groups(groups)
-        dtype = _optional_data_type(data_type)
-        dims = ffi.new("dnnl_dims_t", list(found))
-        with using((self, PrimitiveAttr, "attr")) as attr:
-            check(lib.dnnl_primitive_attr_set_scales(attr, arg, mask, len(found), dims, int(dtype)),
-                  "dnnl_primitive_attr_set_scales")
-        self._quantized[ARG_ATTR_SCALES | arg] = (mask, found, DataType.F32 if dtype == DataType.UNDEF else dtype)
+        self._quantize("dnnl_primitive_attr_set_scales", ARG_ATTR_SCALES, DataType.F32, arg, mask, groups, data_type)
 
     def set_zero_points_mask(self, arg: int, mask: int) -> None:
         """Shift argument ``arg`` by s32 zero points given at execute as
@@ -356,11 +347,7 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the zero points.
         """
-        arg, mask = arg_argument(arg), _mask(mask)
-        with using((self, PrimitiveAttr, "attr")) as attr:
-            check(lib.dnnl_primitive_attr_set_zero_points_mask(attr, arg, mask),
-                  "dnnl_primitive_attr_set_zero_points_mask")
-        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, (), DataType.S32)
+        self._quantize("dnnl_primitive_attr_set_zero_points_mask", ARG_ATTR_ZERO_POINTS, DataType.S32, arg, mask)
 
     def set_zero_points(
         self, arg: int, mask: int, groups: Sequence[int] = (), data_type: object = DataType.S32
@@ -373,13 +360,24 @@ class PrimitiveAttr(Owned):
             ClosedObjectError: the attributes are closed.
             DnnlError: oneDNN refuses the zero points.
         """
-        arg, mask, found = arg_argument(arg), _mask(mask), _groups(groups)
-        dtype = _optional_data_type(data_type)
-        dims = ffi.new("dnnl_dims_t", list(found))
+        self._quantize("dnnl_primitive_attr_set_zero_points", ARG_ATTR_ZERO_POINTS, DataType.S32, arg, mask, groups,
+                       data_type)
+
+    def _quantize(self, function: str, kind: int, default: DataType, arg: object, mask: object,
+                  groups: Sequence[int] | None = None, data_type: object = None) -> None:
+        """Set scales or zero points (``kind``: ``ARG_ATTR_SCALES`` or ``ARG_ATTR_ZERO_POINTS``)
+        through ``function`` (a ``_mask`` form when ``groups`` is None), and record them
+        for execute's checks (``_quantized``)."""
+        arg, mask = arg_argument(arg), _mask(mask)
+        found = () if groups is None else _groups(groups)
+        dtype = default if groups is None else _optional_data_type(data_type)
         with using((self, PrimitiveAttr, "attr")) as attr:
-            check(lib.dnnl_primitive_attr_set_zero_points(attr, arg, mask, len(found), dims, int(dtype)),
-                  "dnnl_primitive_attr_set_zero_points")
-        self._quantized[ARG_ATTR_ZERO_POINTS | arg] = (mask, found, DataType.S32 if dtype == DataType.UNDEF else dtype)
+            if groups is None:
+                check(getattr(lib, function)(attr, arg, mask), function)
+            else:
+                dims = ffi.new("dnnl_dims_t", list(found))
+                check(getattr(lib, function)(attr, arg, mask, len(found), dims, int(dtype)), function)
+        self._quantized[kind | arg] = (mask, found, default if dtype == DataType.UNDEF else dtype)
 
     # --- modes -----------------------------------------------------------------
 

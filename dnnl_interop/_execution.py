@@ -319,13 +319,14 @@ class BoundExecution:
         """
         with self._stream._lock:  # never during an execute with its wait, which relies on them
             key, self._key = self._key, None
-        if key is not None:
-            for obj in self._objects:
-                obj._release(key)
+        self._let_go(key)
 
     def __del__(self) -> None:
         # Nothing runs a method of an object being finalized: no lock needed.
-        key, self._key = getattr(self, "_key", None), None
+        key, self._key = getattr(self, "_key", None), None  # unset if __init__ failed early
+        self._let_go(key)
+
+    def _let_go(self, key: int | None) -> None:
         if key is not None:
             for obj in self._objects:
                 obj._release(key)

@@ -217,15 +217,19 @@ def output_size(size: int, kernel: int, stride: int, dilate: int, left: int, rig
     return (size + left + right - ((kernel - 1) * (dilate + 1) + 1)) // stride + 1
 
 
-def convolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None, strides: Sequence[int],
-                dilates: Sequence[int], padding_l: Sequence[int], padding_r: Sequence[int]) -> np.ndarray:
-    """src (N, C, *S); weights (O, C, *K) or grouped (G, O/G, C/G, *K)."""
+def _grouped(src: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """src and weights in float64, the weights as (G, O/G, C/G, *K) (G = 1 when not grouped), and their shape."""
     src = np.asarray(src, np.float64)
     w = np.asarray(weights, np.float64)
     if w.ndim == src.ndim:
         w = w[None]
-    groups, og, cg = w.shape[:3]
-    kernel = w.shape[3:]
+    return src, w, w.shape
+
+
+def convolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None, strides: Sequence[int],
+                dilates: Sequence[int], padding_l: Sequence[int], padding_r: Sequence[int]) -> np.ndarray:
+    """src (N, C, *S); weights (O, C, *K) or grouped (G, O/G, C/G, *K)."""
+    src, w, (groups, og, cg, *kernel) = _grouped(src, weights)
     n, spatial = src.shape[0], src.shape[2:]
     out_sizes = [output_size(*args) for args in zip(spatial, kernel, strides, dilates, padding_l, padding_r,
                                                        strict=True)]
@@ -246,12 +250,7 @@ def convolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None, s
 def deconvolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None, strides: Sequence[int],
                   dilates: Sequence[int], padding_l: Sequence[int], padding_r: Sequence[int]) -> np.ndarray:
     """src (N, C, *S); weights (O, C, *K) or grouped (G, O/G, C/G, *K)."""
-    src = np.asarray(src, np.float64)
-    w = np.asarray(weights, np.float64)
-    if w.ndim == src.ndim:
-        w = w[None]
-    groups, og, cg = w.shape[:3]
-    kernel = w.shape[3:]
+    src, w, (groups, og, cg, *kernel) = _grouped(src, weights)
     n, spatial = src.shape[0], src.shape[2:]
     full = [(i - 1) * s + (k - 1) * (d + 1) + 1 for i, s, k, d in zip(spatial, strides, kernel, dilates, strict=True)]
     out = np.zeros((n, groups, og, *full))

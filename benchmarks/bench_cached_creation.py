@@ -112,15 +112,15 @@ def _child(variant: str, directory: str, shape: tuple[int, int]) -> dict:
     if variant == "cold":
         primitive = dnnl.Primitive(desc)
     elif variant == "direct":
-        cache.compose_key(_cached.engine_of(desc)[1], desc.cache_blob_id)
+        cache.compose_key(_cached._engine_blob_id_of(desc)[1], desc.cache_blob_id)
         times["primitive ids"] = clock() - start
         start = clock()
         primitive = dnnl.Primitive(desc, primitive_blob)
     elif variant == "file":
-        cache.compose_key(_cached.engine_of(desc)[1], desc.cache_blob_id)
+        cache.compose_key(_cached._engine_blob_id_of(desc)[1], desc.cache_blob_id)
         primitive = dnnl.Primitive(desc, _read(directory, "primitive"))
     elif variant == "store-parts":
-        runtime, engine_id = _cached.engine_of(desc)
+        runtime, engine_id = _cached._engine_blob_id_of(desc)
         key = cache.compose_key(engine_id, desc.cache_blob_id)
         times["primitive ids"] = clock() - start
         start = clock()

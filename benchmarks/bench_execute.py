@@ -25,7 +25,8 @@ and ~90 µs a call):
   same prebuilt array, timed with ``clock_gettime`` inside C.
 * ``bound``: ``bound = primitive.bind(stream, args)`` once, then
   ``bound.execute()`` and ``stream.wait()``; ``bound wait=True``:
-  ``bound.execute(wait=True)``, the two in one call.
+  ``bound.execute(wait=True)``, the two in one call from Python (and one
+  into C, ``dnnl_interop_execute_and_wait``).
 
 An execution with its wait costs ~10 µs in some rounds and ~100-130 µs in
 others (the rounds are bimodal: quartiles like [10 .. 120] µs), so neither

@@ -26,7 +26,8 @@ followed by a wait on the stream:
   - ``binding``: ``primitive.execute(stream, {ARG_SRC: ..., ARG_WEIGHTS:
     ..., ARG_DST: ...})`` then ``stream.wait()``;
   - ``bound``: ``bound = primitive.bind(stream, args)`` once, then
-    ``bound.execute(wait=True)`` (the execute and its wait in one call);
+    ``bound.execute(wait=True)`` (the execute and its wait in one call from
+    Python, and one into C);
   - ``raw cffi``: ``lib.dnnl_primitive_execute(p, s, 3, c_args)`` and
     ``lib.dnnl_stream_wait(s)`` on the binding's API-mode ``lib`` from a
     Python loop, with an argument array built once;
@@ -55,11 +56,13 @@ numpy (matmul) and against the plain convolution before timing.
 Then, **isolated**, the binding's Python side alone, free of the noise of
 the real work (as ``bench_execute.py`` does): the matmul's
 ``Primitive.execute`` + ``Stream.wait`` with both oneDNN calls replaced by C
-no-ops of the same signatures (the module global ``_primitive_execute`` the
-primitive calls, and ``Stream.wait``'s module's ``lib`` by a stand-in whose
-``dnnl_stream_wait`` is the no-op, for the duration; the package is not
-modified), against raw cffi calls of the same no-ops; and ``execute`` alone
-the same way, which splits the cost between the two. 30 rounds x 2000 calls.
+no-ops of the same signatures (the module globals ``_primitive_execute`` the
+primitive calls and ``_stream_wait`` ``Stream.wait`` calls, for the
+duration; the package is not modified), against raw cffi calls of the same
+no-ops; and ``execute`` alone the same way, which splits the cost between
+the two. The bound execute with its wait is one C call
+(``dnnl_interop_execute_and_wait``), replaced by a C no-op of its signature
+calling both no-ops. 30 rounds x 2000 calls.
 
 **Part 2, emulated GPU, fresh processes** (``--runs``; the emulated GPU,
 ``dnnl_interop.testing.emulated_gpu``, cannot share a process with the CPU
@@ -359,11 +362,11 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) ->
     """The Python side alone: the matmul's execute + wait with both oneDNN calls replaced by
     C no-ops, through the binding (and bound, with wait=True) and as raw cffi calls; then
     execute alone."""
-    import dnnl_interop._execution as execution_module
     import dnnl_interop._stream as stream_module
 
     execute_module = importlib.import_module(type(primitive).__module__)
     real_execute, real_wait = execute_module._primitive_execute, stream_module._stream_wait
+    real_execute_and_wait = execute_module._execute_and_wait
 
     loops = {
         "binding execute + wait": binding_loop(primitive, args),
@@ -372,7 +375,7 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) ->
         "raw cffi execute": raw_loop(primitive, args, bench_lib.noop_execute, None),
     }
     execute_module._primitive_execute, stream_module._stream_wait = bench_lib.noop_execute, bench_lib.noop_wait
-    execution_module._stream_wait = bench_lib.noop_wait
+    execute_module._execute_and_wait = bench_lib.noop_execute_and_wait
     loops["bound execute(wait=True)"] = bound_loop(primitive, args)  # bound now: it keeps the no-op
     try:
         before = bench_lib.noop_calls()
@@ -384,7 +387,7 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) ->
         per_call = interleave(loops, ISOLATED_ROUNDS, ISOLATED_CALLS)
     finally:
         execute_module._primitive_execute, stream_module._stream_wait = real_execute, real_wait
-        execution_module._stream_wait = real_wait
+        execute_module._execute_and_wait = real_execute_and_wait
     print(f"isolated: the matmul's oneDNN calls replaced by C no-ops; {ISOLATED_ROUNDS} rounds x "
           f"{ISOLATED_CALLS} calls, interleaved; per call:")
     m = {name: _row(name, values, max(map(len, loops))) for name, values in per_call.items()}

@@ -23,7 +23,8 @@ atomics (release on bind, acquire on call).
 
 Functions of the shape ``dnnl_status_t f(..., size_t *size, uint8_t *buffer)``
 also get ``dnnl_interop_sized_<f>``, the whole size-query-then-fill protocol
-in one C call (see ``dnnl_interop/_sized.py``).
+in one C call (see ``dnnl_interop/_sized.py``). ``dnnl_interop_execute_and_wait``
+makes an execute and its stream's wait one C call (a bound execute's loop).
 """
 
 
@@ -485,6 +486,36 @@ void dnnl_interop_sized_release(dnnl_interop_sized_t *record);
 """
 
 
+# An execute, then the wait for its stream, in one call from Python: the loop
+# users run, from a binding (``_execution.BoundExecution``). NULL functions are
+# oneDNN's own, through the function table (so a missing library or function
+# answers as any call does); the tests give others.
+EXECUTE_TYPES = """
+typedef dnnl_status_t (*dnnl_interop_execute_fn)(
+    const_dnnl_primitive_t, dnnl_stream_t, int, const dnnl_exec_arg_t *);
+typedef dnnl_status_t (*dnnl_interop_wait_fn)(dnnl_stream_t);
+"""
+
+EXECUTE_CDEF = EXECUTE_TYPES + """
+/* execute, then wait if it succeeded: 0, the execute's status, or the wait's status negated. */
+int dnnl_interop_execute_and_wait(dnnl_interop_execute_fn execute, dnnl_interop_wait_fn wait,
+                                  const_dnnl_primitive_t primitive, dnnl_stream_t stream,
+                                  int nargs, const dnnl_exec_arg_t *args);
+"""
+
+EXECUTE_SOURCE = EXECUTE_TYPES + r"""
+/* ---- an execute and its wait in one call (see EXECUTE_CDEF) ---------------- */
+static int dnnl_interop_execute_and_wait(dnnl_interop_execute_fn execute, dnnl_interop_wait_fn wait,
+        const_dnnl_primitive_t primitive, dnnl_stream_t stream, int nargs, const dnnl_exec_arg_t *args) {
+    dnnl_status_t status = (execute ? execute : dnnl_primitive_execute)(primitive, stream, nargs, args);
+    if (status != dnnl_success)
+        return (int)status;
+    status = (wait ? wait : dnnl_stream_wait)(stream);
+    return status == dnnl_success ? 0 : -(int)status;
+}
+"""
+
+
 def _c_int(value: int) -> str:
     """``value`` as a C integer expression (``-9223372036854775808`` is none)."""
     return "INT64_MIN" if value == INT64_MIN else str(value)
@@ -503,7 +534,7 @@ def make_cdef(decls: Declarations, private: bool = True) -> str:
     lines += [f"{f.signature};" for f in decls.functions]
     lines.append(BINDING_CDEF)
     if private:
-        lines += [SIZED_RECORD, SIZED_CDEF]
+        lines += [SIZED_RECORD, SIZED_CDEF, EXECUTE_CDEF]
         lines += [_sized_cdef(f) for f in decls.functions if is_sized(f)]
     return "\n".join(lines) + "\n"
 
@@ -615,6 +646,7 @@ def make_source(decls: Declarations) -> str:
         BIND_SOURCE,
         SIZED_RECORD,
         SIZED_SOURCE,
+        EXECUTE_SOURCE,
     ]
     for f in decls.functions:
         if is_sized(f):
@@ -657,14 +689,18 @@ def _extra_declarations(cdef: str) -> tuple[list[Function], list[str], list[str]
     functions: list[Function] = []
     macros: list[str] = []
     callbacks: list[str] = []
+    code: list[str] = []
     for line in strip_comments(cdef).splitlines():
         match = _EXTRA_DECL_RE.match(line)
         if match and match.group(1):
             macros.append(match.group(1))
         elif match:
             callbacks.append(match.group(2))
-        elif line.strip().endswith(");"):
-            functions.append(_parse_function(line))
+        elif not line.lstrip().startswith("#"):
+            code.append(line)
+    for decl in _split_top_level("\n".join(code)):  # a declaration may span lines
+        if decl[:-1].rstrip().endswith(")") and not decl.lstrip().startswith("typedef"):
+            functions.append(_parse_function(decl))
     return functions, macros, callbacks
 
 
@@ -719,7 +755,7 @@ def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
     of the cdef says what each C type is.
     """
     ffi = ffi if ffi is not None else _builder(decls, private=True)
-    extra_functions, extra_macros, callbacks = _extra_declarations(BINDING_CDEF + SIZED_CDEF)
+    extra_functions, extra_macros, callbacks = _extra_declarations(BINDING_CDEF + SIZED_CDEF + EXECUTE_CDEF)
     functions = [*decls.functions, *extra_functions, *(sized_function(f) for f in decls.functions if is_sized(f))]
     int_names = [*decls.int_constants, *extra_macros]
     for values in decls.enums.values():

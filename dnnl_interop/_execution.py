@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from . import _stream
 from ._args import ARGS, Arg
 from ._enums import DataType
-from ._ffi import ffi, lib
+from ._ffi import ffi
 from ._library import status_error
 from ._memory import Memory
 from ._owned import Owned
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ._ffi import CData
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
-_stream_wait = lib.dnnl_stream_wait
 _shared = Owned._shared
 _call_keys = _shared.call_keys
 _NULL = ffi.NULL
@@ -285,27 +284,33 @@ class BoundExecution:
     """
 
     __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
-                 "_nargs", "_c_args", "_call", "_name", "_args", "_key", "_checked")
+                 "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
-                 call: Callable[..., int], name: str) -> None:
+                 call: Callable[..., int], call_and_wait: Callable[..., int], name: str) -> None:
+        # call_and_wait: call, then the stream's wait, as one C function of two NULL function
+        # pointers and call's arguments: 0, the call's status, or the wait's status negated
+        # (lib.dnnl_interop_execute_and_wait).
         self._key: int | None = None  # nothing held yet: __del__ may run if this fails
         self._checked = -1  # _shared.changes when the objects were last found unchanged
-        captured: list[tuple[CData, int, CData]] = []
+        captured: list[tuple[CData, CData, int, CData]] = []
 
         def capture(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
-            captured.append((c_primitive, nargs, c_args))
+            captured.append((c_primitive, c_stream, nargs, c_args))
             return 0
 
         args = dict(args) if isinstance(args, Mapping) else args
         submit(primitive, stream, args, (), capture, name)  # every check, nothing reaches oneDNN
-        (self._c_primitive, self._nargs, self._c_args), = captured
+        # The C calls' arguments, built once (the stream's handle is checked open at each call).
+        self._c_call, = captured
+        self._c_primitive = self._c_call[0]
+        self._c_call_and_wait = (_NULL, _NULL, *self._c_call)
         memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
         self._primitive, self._stream, self._sid = primitive, stream, id(stream)
         self._memories = tuple(memories)
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
-        self._call, self._name, self._args = call, name, args
+        self._call, self._call_and_wait, self._name, self._args = call, call_and_wait, name, args
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
             obj._users[key] = True
@@ -375,13 +380,12 @@ class BoundExecution:
                 # between the calls) is it registered as in flight, as below.
                 in_flight = True  # set first: an interruption after the call must not lose the work
                 try:
-                    status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
-                    if status:
+                    status = self._call_and_wait(*self._c_call_and_wait)
+                    if status > 0:
                         in_flight = False  # refused: nothing runs
                         raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
-                    status = _stream_wait(c_stream)
                     if status:
-                        raise status_error(status, "dnnl_stream_wait")
+                        raise status_error(-status, "dnnl_stream_wait")
                     in_flight = False
                 finally:
                     if in_flight:
@@ -401,7 +405,7 @@ class BoundExecution:
                     if memory._executable is not handle:
                         return self._submit_checked()
                 self._checked = changes
-            status = self._call(self._c_primitive, c_stream, self._nargs, self._c_args)
+            status = self._call(*self._c_call)
             if status:
                 raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
         finally:

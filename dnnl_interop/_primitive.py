@@ -243,10 +243,11 @@ class Primitive(Owned):
             TypeError, ValueError, ClosedObjectError: as :meth:`execute`, for the arguments.
         """
         args = self._with_scratchpad(stream, args)
-        return BoundExecution(self, stream, args, _primitive_execute, "dnnl_primitive_execute")
+        return BoundExecution(self, stream, args, _primitive_execute, _execute_and_wait, "dnnl_primitive_execute")
 
 
 _primitive_execute = lib.dnnl_primitive_execute
+_execute_and_wait = lib.dnnl_interop_execute_and_wait
 
 
 def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:

@@ -148,6 +148,64 @@ def test_execute_with_wait_computes_and_leaves_nothing_in_flight(engine, stream)
     assert src._users == dst._users == primitive._users == {bound._key: True}  # only the binding holds them
 
 
+def test_execute_with_wait_is_one_c_call_that_waits_only_after_a_successful_execute():
+    from dnnl_interop._ffi import ffi, lib
+
+    calls = []
+    statuses = {"execute": 0, "wait": 0}
+    args = ffi.new("dnnl_exec_arg_t[2]")
+
+    @ffi.callback("dnnl_interop_execute_fn")
+    def execute(primitive, stream, nargs, c_args):
+        calls.append(("execute", primitive, stream, nargs, c_args))
+        return statuses["execute"]
+
+    @ffi.callback("dnnl_interop_wait_fn")
+    def wait(stream):
+        calls.append(("wait", stream))
+        return statuses["wait"]
+
+    p, s = ffi.cast("const_dnnl_primitive_t", 0x10), ffi.cast("dnnl_stream_t", 0x20)
+    assert lib.dnnl_interop_execute_and_wait(execute, wait, p, s, 2, args) == 0
+    assert calls == [("execute", p, s, 2, args), ("wait", s)]
+    calls.clear()
+    statuses["wait"] = dnnl.Status.RUNTIME_ERROR
+    assert lib.dnnl_interop_execute_and_wait(execute, wait, p, s, 2, args) == -dnnl.Status.RUNTIME_ERROR
+    assert [call[0] for call in calls] == ["execute", "wait"]
+    calls.clear()
+    statuses["execute"] = dnnl.Status.INVALID_ARGUMENTS
+    assert lib.dnnl_interop_execute_and_wait(execute, wait, p, s, 2, args) == dnnl.Status.INVALID_ARGUMENTS
+    assert [call[0] for call in calls] == ["execute"]  # a refused execute is not waited for
+    # NULL functions are oneDNN's own: it refuses a NULL primitive, and nothing is waited for.
+    assert lib.dnnl_interop_execute_and_wait(ffi.NULL, ffi.NULL, ffi.NULL, s, 0, ffi.NULL) == (
+        dnnl.Status.INVALID_ARGUMENTS)
+
+
+def test_execute_with_wait_reports_a_failed_wait_and_keeps_the_work_in_flight(engine, stream):
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
+    bound.execute(wait=True)
+    assert stream._pending == {}
+    call_and_wait = bound._call_and_wait
+
+    def wait_fails(*arguments):  # oneDNN runs the work, then its wait fails
+        assert call_and_wait(*arguments) == 0
+        return -dnnl.Status.RUNTIME_ERROR
+
+    bound._call_and_wait = wait_fails
+    with pytest.raises(dnnl.errors.DnnlRuntimeError, match="dnnl_stream_wait"):
+        bound.execute(wait=True)
+    # Nothing is known finished: the work keeps what it uses until a wait succeeds.
+    assert set(stream._pending.values()) == {primitive, src, dst}
+    stream.wait()
+    assert stream._pending == {} and (out == a.T).all()
+
+    bound._call_and_wait = lambda *arguments: dnnl.Status.INVALID_ARGUMENTS  # oneDNN refuses
+    with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_primitive_execute"):
+        bound.execute(wait=True)
+    assert stream._pending == {}  # a refused execute runs nothing and keeps nothing
+
+
 def test_a_binding_holds_its_handles_until_it_lets_go(engine, stream):
     deferred = _owned.Owned._shared.deferred
     a, out = np.ones((2, 3), np.float32), np.zeros((3, 2), np.float32)

@@ -23,13 +23,21 @@ and ~90 µs a call):
 * ``C loop``: a C function compiled here (cffi API mode, ``-O2``) calling the
   real ``dnnl_primitive_execute`` (``dlsym`` on the bound libdnnl) with the
   same prebuilt array, timed with ``clock_gettime`` inside C.
+* ``floor``: two Python methods that only make the raw cffi calls
+  (``execute(stream, args)`` with the prebuilt array, then ``wait()``): the
+  least any binding of the two-call loop can cost, with no check and no
+  keep-alive of the work in flight;
 * ``bound``: ``bound = primitive.bind(stream, args)`` once, then
   ``bound.execute()`` and ``stream.wait()``; ``bound wait=True``:
   ``bound.execute(wait=True)``, the two in one call from Python (and one
   into C, ``dnnl_interop_execute_and_wait``).
 
-An execution with its wait costs ~10 µs in some rounds and ~100-130 µs in
-others (the rounds are bimodal: quartiles like [10 .. 120] µs), so neither
+oneDNN's own execute + wait of this reorder runs in two modes: ~6.5 µs
+(the first ~2,400 back-to-back executions of a process, and for as long as
+the loop pauses between runs of 100) or ~50 µs (sustained back-to-back
+loops). ``--pause 0.03`` sleeps that long, untimed, before every timed run,
+which keeps every round in the fast mode; without it, the script splits the
+rounds by mode. The ratios are paired within each round. Neither
 the difference of those medians nor the median of the per-round paired
 differences (also printed) resolves a µs. A second, isolated measurement
 settles it: the same three variants with the oneDNN call replaced by a C
@@ -64,6 +72,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100, help="executions per variant per round")
     parser.add_argument("--isolated-calls", type=int, default=5000,
                         help="calls per variant per round of the no-op measurement")
+    parser.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
+                        help="sleep this long (untimed) before each timed run: 0.03 keeps oneDNN's "
+                             "execute + wait in its fast mode for every round")
     parser.add_argument("--baseline", metavar="REV",
                         help="also time Primitive.execute of the package as of git revision REV "
                              "(imported under another name, sharing this build's _ffi)")
@@ -131,6 +142,26 @@ def main() -> None:
             execute(wait=True)
         return time.perf_counter() - t0
 
+    class FloorPrimitive:  # the raw calls behind two methods, nothing else
+        def execute(self, stream, exec_args, _execute=lib.dnnl_primitive_execute):
+            if _execute(p_handle, s_handle, 3, c_args):
+                raise RuntimeError("dnnl_primitive_execute failed")
+
+    class FloorStream:
+        def wait(self, _wait=lib.dnnl_stream_wait):
+            if _wait(s_handle):
+                raise RuntimeError("dnnl_stream_wait failed")
+
+    floor_primitive, floor_stream = FloorPrimitive(), FloorStream()
+
+    def floor(n):
+        execute, wait = floor_primitive.execute, floor_stream.wait
+        t0 = time.perf_counter()
+        for _ in range(n):
+            execute(floor_stream, exec_args)
+            wait()
+        return time.perf_counter() - t0
+
     def raw(n):
         execute, wait = lib.dnnl_primitive_execute, lib.dnnl_stream_wait
         t0 = time.perf_counter()
@@ -151,10 +182,13 @@ def main() -> None:
     print(f"{library.version} at {library.path}; engine {engine.kind.name}")
     print(f"{args.rounds} rounds x {args.calls} executions, each + wait, per variant, interleaved; "
           "per execution:")
-    loops = {"binding": binding, "raw cffi": raw, "C loop": c_loop}
+    loops = {"binding": binding, "raw cffi": raw, "floor": floor, "C loop": c_loop}
     if bound is not None:
         loops["bound"] = bound_loop
         loops["bound wait=True"] = bound_wait_loop
+    if args.pause:
+        loops = {name: _paused(loop, args.pause) for name, loop in loops.items()}
+        print(f"  (each timed run preceded by an untimed {args.pause} s pause)")
     real = interleave(loops, args.rounds, args.calls)
     m = report(real)
     print(f"  binding / C = {m['binding'] / m['C loop']:.3f}x; extra per call: "
@@ -258,6 +292,13 @@ def main() -> None:
     primitive.close()
     stream.close()
     engine.close()
+
+
+def _paused(loop, seconds):
+    def run(n):
+        time.sleep(seconds)
+        return loop(n)
+    return run
 
 
 def _baseline_variant(revision: str, engine_args):

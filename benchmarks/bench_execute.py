@@ -117,13 +117,18 @@ def main() -> None:
         3, vp("void *", int(ffi.cast("uintptr_t", c_args))),
     )
 
-    def binding(n):
-        execute, wait = primitive.execute, stream.wait
-        t0 = time.perf_counter()
-        for _ in range(n):
-            execute(stream, exec_args)
-            wait()
-        return time.perf_counter() - t0
+    def execute_then_wait(execute_method, wait_method, stream_arg):
+        """The loop ``execute(stream_arg, exec_args)`` then ``wait()``, timed."""
+        def run(n):
+            execute, wait, on = execute_method, wait_method, stream_arg
+            t0 = time.perf_counter()
+            for _ in range(n):
+                execute(on, exec_args)
+                wait()
+            return time.perf_counter() - t0
+        return run
+
+    binding = execute_then_wait(primitive.execute, stream.wait, stream)
 
     bound = primitive.bind(stream, exec_args) if hasattr(primitive, "bind") else None
 
@@ -152,15 +157,8 @@ def main() -> None:
             if _wait(s_handle):
                 raise RuntimeError("dnnl_stream_wait failed")
 
-    floor_primitive, floor_stream = FloorPrimitive(), FloorStream()
-
-    def floor(n):
-        execute, wait = floor_primitive.execute, floor_stream.wait
-        t0 = time.perf_counter()
-        for _ in range(n):
-            execute(floor_stream, exec_args)
-            wait()
-        return time.perf_counter() - t0
+    floor_stream = FloorStream()
+    floor = execute_then_wait(FloorPrimitive().execute, floor_stream.wait, floor_stream)
 
     def raw(n):
         execute, wait = lib.dnnl_primitive_execute, lib.dnnl_stream_wait

@@ -347,8 +347,8 @@ class BoundExecution:
 
         With ``wait=True``, then wait for the stream, as ``stream.wait()``
         would: the loop of execute then wait in one call, with the least
-        Python work (the stream stays locked throughout, so other threads'
-        submissions to it wait for this call).
+        Python work and one call into C for both (the stream stays locked
+        throughout, so other threads' submissions to it wait for this call).
 
         Raises:
             ClosedObjectError: the binding, the primitive, the stream or a memory was closed since.

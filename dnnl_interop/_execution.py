@@ -102,9 +102,15 @@ def submit(
                 memory._users[sid] = epoch
                 handle = memory._executable  # read after registering: see _owned
             except AttributeError:
-                users = getattr(memory, "_users", None)
-                if isinstance(users, dict):  # another object of this binding: never let it stay registered
-                    users.pop(sid, None)
+                if isinstance(memory, Owned):
+                    # Another object of this binding (the primitive itself, a stream...), now registered:
+                    # the next wait lets go of it with the rest. Unregistering it here would also drop
+                    # a registration of earlier work still in flight.
+                    pending[id(memory)] = memory
+                else:
+                    users = getattr(memory, "_users", None)
+                    if isinstance(users, dict):  # not ours: leave nothing behind
+                        users.pop(sid, None)
                 raise TypeError(
                     f"args[{_key(index)}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
                 ) from None

@@ -123,9 +123,21 @@ def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(eng
         with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got MemoryDesc"):
             primitive.execute(stream, {dnnl.ARG_FROM: desc, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
     stream.wait()
-    desc.close()  # not registered as used by the stream: destroyed now
+    desc.close()  # let go by the wait: destroyed now
     gc.collect()
     assert _owned.live_objects() == live
+
+
+def test_the_primitive_given_as_its_own_memory_is_refused_and_earlier_work_stays_in_flight(engine, stream):
+    src_desc, dst_desc, primitive = _transpose(engine)
+    src, dst = dnnl.Memory(src_desc, engine), dnnl.Memory(dst_desc, engine)
+    primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got Primitive"):
+        primitive.execute(stream, {dnnl.ARG_FROM: primitive, dnnl.ARG_TO: dst})
+    # The earlier work still uses the primitive: it stays registered until the wait lets go of it.
+    assert id(stream) in primitive._users and stream._pending[id(primitive)] is primitive
+    stream.wait()
+    assert stream._pending == {} and not primitive._users
 
 
 # --- bound.execute(wait=True): execute then wait in one call ---------------------------------

@@ -1295,6 +1295,10 @@ def lifetime_cases() -> list[Case]:
         out.append(case(f"big matmul: close the {what} right after execute",
                         BIG_MM + big_exec + f"try:\n    {target}.close()\n" + refuse + "strm.wait()\n" + BIG_CHECK))
     out += [
+        case("big matmul: the primitive given as its own memory right after execute, then closed",
+             BIG_MM + big_exec + "try:\n    p.execute(strm, {dnnl.ARG_SRC: p, dnnl.ARG_WEIGHTS: wm, "
+             "dnnl.ARG_DST: db})\nexcept TypeError as refusal:\n    assert 'got Primitive' in str(refusal)\n"
+             "p.close()\ngc.collect(); filler = np.full(n * n, 7, np.float32)\nstrm.wait()\n" + BIG_CHECK),
         case("big matmul: close the stream right after execute (close finishes the work)",
              BIG_MM + big_exec + "strm.close()\n" + BIG_CHECK),
         case("big matmul: close the engine right after execute",

@@ -289,7 +289,7 @@ class BoundExecution:
             (when made by ``Primitive.bind``).
     """
 
-    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_c_primitive",
+    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories",
                  "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
@@ -309,7 +309,6 @@ class BoundExecution:
         submit(primitive, stream, args, (), capture, name)  # every check, nothing reaches oneDNN
         # The C calls' arguments, built once (the stream's handle is checked open at each call).
         self._c_call, = captured
-        self._c_primitive = self._c_call[0]
         self._c_call_and_wait = (_NULL, _NULL, *self._c_call)
         memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
         self._primitive, self._stream, self._sid = primitive, stream, id(stream)
@@ -372,18 +371,12 @@ class BoundExecution:
             if wait:  # the loop users run: kept in this one function, with the least Python work
                 if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
-                changes = _shared.changes
-                if changes != self._checked:  # something closed or changed buffers since the last check
-                    if self._primitive._handle is not self._c_primitive:
-                        raise ClosedObjectError("primitive: this Primitive is closed")
-                    for memory, handle in self._memories:
-                        if memory._executable is not handle:  # closed, or given another buffer since
-                            return self._unlocked(self._submit_then_wait)
-                    self._checked = changes
+                if _shared.changes != self._checked and not self._unchanged():
+                    return self._unlocked(self._submit_then_wait)
                 # The binding holds every handle used here and nothing else can be submitted to
-                # the stream meanwhile, so nothing is registered: once both calls return, the
-                # work is done. Only if the wait does not finish it (a failure, an interruption
-                # between the calls) is it registered as in flight, as below.
+                # the stream meanwhile, so nothing is registered: once the call returns, the
+                # work is done. Only if the wait may not have finished it (the wait failed, or an
+                # interruption came as the call returned) is it registered as in flight, as below.
                 in_flight = True  # set first: an interruption after the call must not lose the work
                 try:
                     status = self._call_and_wait(*self._c_call_and_wait)
@@ -403,19 +396,29 @@ class BoundExecution:
             for obj in self._objects:  # registered first, then read: see _owned
                 obj._users[sid] = epoch
             stream._pending.update(self._pending)
-            changes = _shared.changes
-            if changes != self._checked:
-                if self._primitive._handle is not self._c_primitive:
-                    raise ClosedObjectError("primitive: this Primitive is closed")
-                for memory, handle in self._memories:
-                    if memory._executable is not handle:
-                        return self._submit_checked()
-                self._checked = changes
+            if _shared.changes != self._checked and not self._unchanged():  # read after registering
+                return self._submit_checked()
             status = self._call(*self._c_call)
             if status:
                 raise _explain(status, self._name, self._primitive, stream, list(self._args.items()), None)
         finally:
             lock.release()
+
+    def _unchanged(self) -> bool:
+        """Whether the memories have the buffers they were bound with, after something
+        closed or changed buffers somewhere (``_shared.changes`` moved since the last check).
+
+        Raises:
+            ClosedObjectError: the primitive was closed since.
+        """
+        changes = _shared.changes  # read first: a change during the checks is seen at the next call
+        if self._primitive._handle is not self._c_call[0]:
+            raise ClosedObjectError("primitive: this Primitive is closed")
+        for memory, handle in self._memories:
+            if memory._executable is not handle:  # closed, or given another buffer since
+                return False
+        self._checked = changes
+        return True
 
     def _register(self, stream: Stream) -> None:
         """Register the work as in flight on ``stream``, as ``execute()`` does (inlined there). Holds the lock."""

@@ -255,7 +255,7 @@ class Memory(Owned):
                         stream._lock.acquire()
                         locked.append(stream)
                     self._executable, self._repointing = None, True
-                    shared.changes = next(shared.change_count)
+                    shared.changed()
                 # Work submitted on the memory since the wait above: finished too.
                 busy = [(s, s._handle) for s in locked if id(s) in self._users and s._handle is not None]
                 for _, c_stream in busy:
@@ -401,7 +401,7 @@ class Memory(Owned):
             self._layout = self.desc._layout
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
         self._executable = self._handle if has_data else None
-        self._shared.changes = next(self._shared.change_count)
+        self._shared.changed()
 
 
 def _numpy_layout(desc: MemoryDesc) -> tuple[numpy.dtype[Any], tuple[int, ...]]:

@@ -91,9 +91,8 @@ class _Shared:
         self.call_keys = itertools.count(1)  # negated: never equal to an id()
         self.streams: weakref.WeakValueDictionary[int, _Stream] = weakref.WeakValueDictionary()
         self.live = 0
-        # A new value whenever an object closes or a memory's buffer changes (set after
-        # the change; next() on a count is atomic, so no value is ever set twice): a
-        # binding that sees the value it checked its objects at skips checking them again.
+        # A new value whenever an object closes or a memory's buffer changes (see changed):
+        # a binding that sees the value it checked its objects at skips checking them again.
         self.change_count = itertools.count(1)
         self.changes = 0
         # address -> (id, weak reference) of the object that owns the handle at
@@ -103,6 +102,12 @@ class _Shared:
         # Objects whose finalizer found the lock taken by another thread (a
         # finalizer never blocks): closed by the next thread to take it.
         self.finalized: collections.deque[Owned] = collections.deque()
+
+
+    def changed(self) -> None:
+        """Give ``changes`` a new value: called after an object closes or a memory's buffer
+        changes (next() on a count is atomic, so no value is ever given twice)."""
+        self.changes = next(self.change_count)
 
 
 _shared = _Shared()
@@ -280,7 +285,7 @@ class Owned:
                 return
             self._handle = None
             self._on_close()
-            shared.changes = next(shared.change_count)
+            shared.changed()
             shared.deferred[id(self)] = (self, handle)
         finally:
             shared.lock.release()

@@ -416,7 +416,6 @@ class PrimitiveDesc(Owned):
         started = time.perf_counter()
         sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
         desc = cls._from_handle(out[0], keep=(engine, dst_engine))
-        desc._arg_sizes = sizes
         _set_args(desc, sizes, {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout})
         log_creation(desc, "primitive descriptor", started)
         return desc

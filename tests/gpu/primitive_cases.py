@@ -67,6 +67,38 @@ class Case:
                 np.testing.assert_allclose(got, expected, rtol=self.rtol, atol=self.atol, err_msg=f"argument {arg}")
 
 
+# --- running a case over a caller's memory --------------------------------------------------
+
+
+def nan_filled(desc: dnnl.MemoryDesc) -> np.ndarray:
+    """NaN in ``desc``'s shape and type: an output oneDNN has not written yet."""
+    return np.full(desc.shape, np.nan, desc.dtype)
+
+
+def mapped_reader(memory: dnnl.Memory) -> Callable[[], np.ndarray]:
+    """Reads a copy of ``memory``'s data through ``memory.mapped()``."""
+    def read() -> np.ndarray:
+        with memory.mapped() as data:
+            return data.copy()
+
+    return read
+
+
+def run_case(made: Case, door, execute: Callable, stream) -> None:
+    """Execute ``made``'s primitive with ``execute`` (``ocl.execute``, ``ze.execute``) on ``stream``,
+    over memories ``door`` makes (``door.input(desc, array)`` -> Memory, ``door.output(desc)``
+    -> (Memory, read)); then check what ``read`` gives against numpy."""
+    args, reads = {}, {}
+    for arg, array in made.inputs.items():
+        args[arg] = door.input(made.desc.arg_desc(arg), array)
+    for arg in made.expected:
+        args[arg], reads[arg] = door.output(made.desc.arg_desc(arg))
+    # No event: an in-order OpenCL queue gives none, nor does oneDNN 3.13 on Level Zero.
+    assert execute(dnnl.Primitive(made.desc), stream, args) is None
+    stream.wait()
+    made.check({arg: read() for arg, read in reads.items()})
+
+
 def _matmul_with_bias(engine: dnnl.Engine) -> Case:
     rng = np.random.default_rng(1)
     src, weights, bias = halves(rng, (5, 7)), halves(rng, (7, 3)), halves(rng, (1, 3))

@@ -54,7 +54,10 @@ from .primitive_cases import (
     convolution_parts,
     deconv2d,
     halves,
+    mapped_reader,
+    nan_filled,
     plain,
+    run_case,
 )
 from .test_ocl_interop import IntelUsm  # Intel's USM entry points for the emulated context
 
@@ -69,10 +72,6 @@ def stream(engine, queue):
     made = ocl.make_stream(engine, queue)
     yield made
     made.close()
-
-
-def _nan(desc: dnnl.MemoryDesc) -> np.ndarray:
-    return np.full(desc.shape, np.nan, desc.dtype)
 
 
 # --- every primitive over every kind of caller memory -------------------------------------
@@ -96,13 +95,8 @@ class _MakeMemoryOverBuffer(_Door):
         return ocl.make_memory(desc, self.engine, ocl.MemoryKind.BUFFER, self._buffer(array))
 
     def output(self, desc):
-        memory = self.input(desc, _nan(desc))
-
-        def read():
-            with memory.mapped() as out:
-                return out.copy()
-
-        return memory, read
+        memory = self.input(desc, nan_filled(desc))
+        return memory, mapped_reader(memory)
 
 
 class _MemoryOverBuffer(_Door):
@@ -112,7 +106,7 @@ class _MemoryOverBuffer(_Door):
         return dnnl.Memory(desc, self.engine, self._buffer(array))
 
     def output(self, desc):
-        memory = self.input(desc, _nan(desc))
+        memory = self.input(desc, nan_filled(desc))
         return memory, lambda: ocl.as_array(memory, self.queue).get()
 
 
@@ -123,7 +117,7 @@ class _MemoryOverArray(_Door):
         return dnnl.Memory(desc, self.engine, cl_array.to_device(self.queue, array))
 
     def output(self, desc):
-        array = cl_array.to_device(self.queue, _nan(desc))
+        array = cl_array.to_device(self.queue, nan_filled(desc))
         return dnnl.Memory(desc, self.engine, array), array.get
 
 
@@ -163,15 +157,7 @@ def door(request, engine, queue, usm):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_primitive_over_each_kind_of_caller_memory_gives_numpys_result(engine, stream, door, case):
-    made = CASES[case](engine)
-    args, reads = {}, {}
-    for arg, array in made.inputs.items():
-        args[arg] = door.input(made.desc.arg_desc(arg), array)
-    for arg in made.expected:
-        args[arg], reads[arg] = door.output(made.desc.arg_desc(arg))
-    assert ocl.execute(dnnl.Primitive(made.desc), stream, args) is None  # an in-order queue
-    stream.wait()
-    made.check({arg: read() for arg, read in reads.items()})
+    run_case(CASES[case](engine), door, ocl.execute, stream)
 
 
 def test_the_primitives_run_on_onednns_generic_opencl_kernels(engine):

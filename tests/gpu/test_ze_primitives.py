@@ -39,17 +39,16 @@ from .primitive_cases import (
     convolution_expected,
     convolution_parts,
     halves,
+    mapped_reader,
+    nan_filled,
     plain,
+    run_case,
 )
 
 # At collection, before any test of the session can start SYCL.
 emulated.enable()
 
 RUNTIME = "ze"  # the engine and stream fixtures (conftest.py) are Level Zero ones
-
-
-def _nan(desc: dnnl.MemoryDesc) -> np.ndarray:
-    return np.full(desc.shape, np.nan, desc.dtype)
 
 
 # --- every primitive over every kind of Level Zero memory ----------------------------------
@@ -70,7 +69,7 @@ class _SharedUsm:
         return ze.make_memory(desc, self.engine, self._usm(desc, array).array)
 
     def output(self, desc):
-        usm = self._usm(desc, _nan(desc))
+        usm = self._usm(desc, nan_filled(desc))
         return ze.make_memory(desc, self.engine, usm.array), usm.array.copy
 
 
@@ -88,7 +87,7 @@ class _DeviceUsm(_SharedUsm):
         return ze.make_memory(desc, self.engine, self._device(desc, array).ptr)
 
     def output(self, desc):
-        device = self._device(desc, _nan(desc))
+        device = self._device(desc, nan_filled(desc))
 
         def read():
             result = self.lz.shared(desc.shape, desc.dtype)
@@ -110,13 +109,8 @@ class _AllocatedByOnednn(_SharedUsm):
         return memory
 
     def output(self, desc):
-        memory = self.input(desc, _nan(desc))
-
-        def read():
-            with memory.mapped() as data:
-                return data.copy()
-
-        return memory, read
+        memory = self.input(desc, nan_filled(desc))
+        return memory, mapped_reader(memory)
 
 
 DOORS = {"shared-USM": _SharedUsm, "device-USM": _DeviceUsm, "allocated-by-oneDNN": _AllocatedByOnednn}
@@ -129,15 +123,7 @@ def door(request, lz, engine):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_primitive_over_each_kind_of_level_zero_memory_gives_numpys_result(engine, stream, door, case):
-    made = CASES[case](engine)
-    args, reads = {}, {}
-    for arg, array in made.inputs.items():
-        args[arg] = door.input(made.desc.arg_desc(arg), array)
-    for arg in made.expected:
-        args[arg], reads[arg] = door.output(made.desc.arg_desc(arg))
-    assert ze.execute(dnnl.Primitive(made.desc), stream, args) is None  # oneDNN 3.13 returns no event here
-    stream.wait()
-    made.check({arg: read() for arg, read in reads.items()})
+    run_case(CASES[case](engine), door, ze.execute, stream)
 
 
 # --- "format any" ------------------------------------------------------------------------

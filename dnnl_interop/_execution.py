@@ -86,7 +86,7 @@ def submit(
     try:
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
-            raise ClosedObjectError("stream: this Stream is closed")
+            raise stream._closed_error("stream")
         if stream._events:
             stream._let_go_finished()
         epoch = stream._epoch

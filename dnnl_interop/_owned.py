@@ -203,8 +203,16 @@ class Owned:
         """The typed cffi pointer. Raises ClosedObjectError once closed."""
         handle: CData | None = getattr(self, "_handle", None)
         if handle is None:
-            raise ClosedObjectError(f"this {type(self).__name__} is closed")
+            raise self._closed_error()
         return handle
+
+    def _closed_error(self, what: str | None = None) -> ClosedObjectError:
+        """The error for using the object once closed (``what``: the argument's name), with
+        why it was closed when another object closed it (``_why_closed``: a stream's engine)."""
+        message = f"this {type(self).__name__} is closed"
+        why: str | None = getattr(self, "_why_closed", None)
+        message = f"{what}: {message}" if what else message
+        return ClosedObjectError(f"{message}: {why}" if why else message)
 
     @property
     def int_ptr(self) -> int:
@@ -225,7 +233,7 @@ class Owned:
         """``_keep[index]`` (the engine, the descriptor, ...) of an open object."""
         keep = self._keep
         if len(keep) <= index:
-            raise ClosedObjectError(f"this {type(self).__name__} is closed")
+            raise self._closed_error()
         return keep[index]
 
     def _use(self, key: object) -> None:
@@ -386,7 +394,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
                 obj._use(key)
                 handle = obj._handle
                 if handle is None:
-                    raise ClosedObjectError(f"{what}: this {type(obj).__name__} is closed")
+                    raise obj._closed_error(what)
                 handles.append(handle)
         except BaseException:
             self.__exit__()

@@ -27,7 +27,8 @@ from ._owned import Adoption, Owned, foreign_pointer, using
 from ._sized import query_then_fill
 from ._stream import Stream
 from ._validate import arg_argument, bool_argument, count_argument, enum_argument
-from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError
+from ._refusals import data_type_reason
+from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError, make_error
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -300,15 +301,30 @@ def _create_reorder_desc(
     ) as (src_md, c_engine, dst_md, c_dst_engine):
         status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL)
         if status:
-            raise status_error(
-                status, "dnnl_reorder_primitive_desc_create",
-                f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
-                f"to {dst_desc!r} on {engine_in_words(dst_engine)}{_shapes_differ(src_desc, dst_desc)}",
-            )
+            raise _reorder_refused(status, src_desc, dst_desc, engine, dst_engine)
         return {
             lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
             lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
         }
+
+
+def _reorder_refused(
+    status: int, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine
+) -> Exception:
+    """The error for a reorder oneDNN refused, with the reason when the binding finds one
+    (shapes that differ; a data type an engine lacks): looked for only once refused."""
+    function = "dnnl_reorder_primitive_desc_create"
+    shapes = _shapes_differ(src_desc, dst_desc)
+    reason = shapes.removeprefix(": ") or None
+    if reason is None and status == Status.UNIMPLEMENTED:
+        reason = data_type_reason(engine.kind, {"src_desc": src_desc}) \
+            or data_type_reason(dst_engine.kind, {"dst_desc": dst_desc})
+    detail = (f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
+              f"to {dst_desc!r} on {engine_in_words(dst_engine)}")
+    error = status_error(status, function, f"{detail}{shapes}")
+    if reason is None or isinstance(error, MissingFunctionError) or not isinstance(error, DnnlError):
+        return error
+    return make_error(status, function, f"{detail}{shapes or ': ' + reason}", reason)
 
 
 def _shapes_differ(src_desc: MemoryDesc, dst_desc: MemoryDesc) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ._attr import PrimitiveAttr, _float
@@ -31,8 +31,9 @@ from ._library import status_error, version
 from ._memory_desc import MemoryDesc
 from ._owned import using
 from ._primitive import PrimitiveDesc, _exec_args, _set_args, log_creation
+from ._refusals import explain
 from ._validate import count_argument, data_type, enum_argument
-from .errors import Status
+from .errors import DnnlError, MissingFunctionError, Status, make_error
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -163,11 +164,34 @@ def _changes_dst_after_compute(pd: PrimitiveDesc, bias: object) -> bool:
         return len(post_ops) > 0
 
 
+# The C++ class of each kind, for messages.
+_CPP_NAMES = {
+    "inner product": "inner_product_forward", "convolution": "convolution_forward",
+    "deconvolution": "deconvolution_forward", "eltwise": "eltwise_forward", "softmax": "softmax_forward",
+    "pooling": "pooling_forward", "batch normalization": "batch_normalization_forward",
+    "layer normalization": "layer_normalization_forward", "group normalization": "group_normalization_forward",
+    "resampling": "resampling_forward", "prelu": "prelu_forward", "shuffle": "shuffle_forward",
+    "lrn": "lrn_forward",
+}
+
+
 class _Forward(PrimitiveDesc):
     """What the kinds share: making the C descriptor and reading back what oneDNN chose."""
 
     __slots__ = ()
     _kind = ""  # the primitive's name in messages
+
+    def __new__(cls, *args: object, **kwargs: object) -> _Forward:
+        # Before __init__ binds the arguments: a kind called without its engine
+        # would otherwise be told of a missing last argument instead.
+        if args and not isinstance(args[0], Engine) and "engine" not in kwargs:
+            raise TypeError(
+                f"engine: expected a dnnl_interop.Engine as the first argument of {cls.__name__}, got "
+                f"{type(args[0]).__name__}; the engine comes first, as in C++ "
+                f"dnnl::{_CPP_NAMES.get(cls._kind, cls._kind)}::primitive_desc(engine, ...): "
+                f"{cls.__name__}(engine, ...)"
+            )
+        return super().__new__(cls)
 
     def _create(
         self,
@@ -176,11 +200,13 @@ class _Forward(PrimitiveDesc):
         attr: PrimitiveAttr | None,
         descs: Sequence[_Desc],
         arguments: Callable[..., tuple[object, ...]],
+        params: Mapping[str, object] | None = None,
     ) -> None:
         """``lib.<function>(out, *arguments(c_engine, *c_descs, c_attr))``, then adopt the result.
 
         ``descs``: the memory descriptors, in the order ``arguments`` takes them
-        (None passes NULL where allowed).
+        (None passes NULL where allowed). ``params``: the other arguments by
+        name, which explain a refusal (``_refusals``).
         """
         self._refuse_reinit()
         if attr is not None and not isinstance(attr, PrimitiveAttr):
@@ -203,7 +229,7 @@ class _Forward(PrimitiveDesc):
             started = time.perf_counter()
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
             if status:
-                raise status_error(status, function, self._refused(status, engine, descs))
+                raise self._refused(status, function, engine, descs, params or {})
             quantized = dict(getattr(attr, "_quantized", {}))
             try:
                 sizes, layouts = _exec_args(out[0], quantized)
@@ -215,23 +241,40 @@ class _Forward(PrimitiveDesc):
             self._quantized = quantized
         log_creation(self, "primitive descriptor", started)
 
-    def _refused(self, status: int, engine: Engine, descs: Sequence[_Desc]) -> str | None:
-        if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS):
-            return None
+    def _refused(
+        self, status: int, function: str, engine: Engine, descs: Sequence[_Desc], params: Mapping[str, object]
+    ) -> Exception:
+        """The error for oneDNN's refusal: with the reason when a check of ``_refusals``
+        finds one (run here only, after the refusal: nothing on a creation that succeeds)."""
+        error = status_error(status, function)
+        if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS) or not isinstance(error, DnnlError) \
+                or isinstance(error, MissingFunctionError):
+            return error
         given = ", ".join(f"{what}={desc!r}" for desc, what, _ in descs if desc is not None)
         how = "has no implementation of" if status == Status.UNIMPLEMENTED else "refused"
-        return f"oneDNN {how} this {self._kind} on {engine_in_words(engine)}: {given}"
+        where = f"oneDNN {how} this {self._kind} on {engine_in_words(engine)}"
+        named = {what: desc for desc, what, _ in descs if isinstance(desc, MemoryDesc)}
+        reason = explain(self._kind, status, engine.kind, named, params)
+        if reason is None:
+            return make_error(status, function, f"{where}: {given}")
+        return make_error(status, function, f"{where}: {reason} (given {given})", reason)
 
 
 class MatmulDesc(_Forward):
     """``dnnl::matmul::primitive_desc``: ``dst = src × weights (+ bias)``, batched over
     leading dimensions.
 
+    oneDNN up to 3.13 (seen in 3.13.2) makes a matmul whose K, src's last
+    dimension, is 0 and leaves its dst unwritten when executed (numpy gives
+    zeros, plus the bias). The descriptor raises ``UnimplementedError`` for K = 0
+    (with a non-empty dst) rather than let dst keep whatever it held.
+
     Raises:
         TypeError: an argument is of another type.
         ClosedObjectError: an argument is closed.
-        InvalidArgumentsError: oneDNN refuses the shapes (the message repeats them).
-        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes, or
+            K is 0 (see above).
     """
 
     __slots__ = ()
@@ -253,6 +296,24 @@ class MatmulDesc(_Forward):
              (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
             lambda e, src, weights, bias, dst, a: (e, src, weights, bias, dst, a),
         )
+        self._refuse_empty_product(src_desc, dst_desc)
+
+    def _refuse_empty_product(self, src_desc: MemoryDesc, dst_desc: MemoryDesc) -> None:
+        """Never a matmul that leaves its dst unwritten (see the class's docstring)."""
+        k = src_desc.shape[-1]
+        if k != 0 or any(n <= 0 for n in dst_desc.shape):
+            return
+        found = version()
+        if (found.major, found.minor) > (3, 13):
+            return
+        self.close()
+        reason = (
+            f"src_desc: K = 0 (dim {src_desc.ndim - 1}, the dimension the product sums over); oneDNN "
+            f"{found.number} makes this matmul but leaves dst unwritten, where the product over no elements "
+            "is zeros (then the bias and post-ops); fill dst without a matmul (numpy.zeros, or the bias "
+            "broadcast), or give a K above 0"
+        )
+        raise make_error(Status.UNIMPLEMENTED, "dnnl_matmul_primitive_desc_create", reason, reason)
 
 
 class InnerProductForwardDesc(_Forward):
@@ -324,6 +385,8 @@ class _ConvolutionLike(_Forward):
             lambda e, src, weights, bias, dst, a: (
                 e, int(prop), int(alg), src, weights, bias, dst, c_strides, c_dilates, c_left, c_right, a
             ),
+            {"strides": list(strides), "padding_l": list(padding_l), "padding_r": list(padding_r),
+             "dilates": None if dilates is None else list(dilates)},
         )
         self._check_created(bias_desc)
 
@@ -476,6 +539,7 @@ class SoftmaxForwardDesc(_Forward):
             "dnnl_softmax_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, axis_, a),
+            {"axis": axis_},
         )
 
 
@@ -574,6 +638,8 @@ class PoolingForwardDesc(_Forward):
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, c_strides, c_kernel, c_dilation,
                                     c_left, c_right, a),
+            {"algorithm": alg, "strides": list(strides), "kernel": list(kernel), "padding_l": list(padding_l),
+             "padding_r": list(padding_r), "dilation": None if dilation is None else list(dilation)},
         )
 
 
@@ -691,6 +757,7 @@ class GroupNormalizationForwardDesc(_Forward):
             "dnnl_group_normalization_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), src, dst, groups_, eps, flags_, a),
+            {"groups": groups_},
         )
 
 
@@ -725,6 +792,7 @@ class ReductionDesc(_Forward):
             "dnnl_reduction_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(alg), src, dst, p_, eps_, a),
+            {"algorithm": alg, "p": p_},
         )
 
 
@@ -805,6 +873,7 @@ class ConcatDesc(_Forward):
             [(dst_desc, "dst_desc", True), *((d, f"src_descs[{i}]", False) for i, d in enumerate(sources))],
             lambda e, dst, *rest: (e, dst, len(sources), dim, ffi.new("const_dnnl_memory_desc_t[]", list(rest[:-1])),
                                    rest[-1]),
+            {"concat_dimension": dim},
         )
 
 
@@ -937,6 +1006,7 @@ class ShuffleForwardDesc(_Forward):
             "dnnl_shuffle_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), src, dst, axis_, group, a),
+            {"axis": axis_, "group_size": group},
         )
 
 

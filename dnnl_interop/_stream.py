@@ -46,6 +46,10 @@ _stream_wait = lib.dnnl_stream_wait
 _call_keys = Owned._shared.call_keys
 _deferred = Owned._shared.deferred
 exiting = False  # set at interpreter exit: threads still running submit nothing new
+_ENGINE_CLOSED = (
+    "its Engine was closed, which closes the engine's streams (and waits for their work); "
+    "make the stream on an open Engine"
+)
 
 
 class Stream(Owned):
@@ -67,7 +71,8 @@ class Stream(Owned):
     # _events: (epoch, is_done) for submissions that returned an event, oldest first.
     # _last: (entries, c_args) of the latest submission. oneDNN reads the
     # argument array during the call only, so equal arguments reuse it.
-    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last")
+    # _why_closed: set when the stream closes because its engine did (see _owned._closed_error).
+    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last", "_why_closed")
     _pending: dict[int, Owned]
     _deps: list[tuple[int, object]]
     _epoch: int
@@ -121,7 +126,7 @@ class Stream(Owned):
         handle = self._handle
         if handle is None:
             lock.release()
-            raise ClosedObjectError("this Stream is closed")
+            raise self._closed_error()
         epoch = self._epoch
         self._epoch = epoch + 1
         key = -next(_call_keys)
@@ -201,6 +206,9 @@ class Stream(Owned):
                 if handle is None:
                     return
                 self._handle = None
+                engine = self._keep[0] if self._keep else None
+                if isinstance(engine, Engine) and engine._handle is None:  # Engine.close closes its streams
+                    self._why_closed = _ENGINE_CLOSED
                 self._use(key)  # this close's own wait below uses the handle too
                 shared.deferred[id(self)] = (self, handle)
             # Finish the work before letting go of what it uses. If the wait

@@ -71,23 +71,30 @@ class DnnlError(Exception):
     """A oneDNN C function returned a status other than success.
 
     ``status`` is a :class:`Status`, or the raw int for a code this package
-    does not know; ``function`` is the name of the C function.
+    does not know; ``function`` is the name of the C function. ``reason``
+    is why the call failed, as the binding found it (also in the message,
+    which then has no hint to re-run with ``ONEDNN_VERBOSE=check``); None
+    when the binding cannot tell.
     """
 
     status: Status | int
     function: str
+    reason: str | None
 
-    def __init__(self, status: Status | int, function: str, detail: str | None = None):
+    def __init__(
+        self, status: Status | int, function: str, detail: str | None = None, reason: str | None = None
+    ):
         self.status = status
         self.function = function
         self.detail = detail
+        self.reason = reason
         name = status.name if isinstance(status, Status) else "unknown status"
         message = f"{function} failed: {name} ({int(status)})"
         message = f"{message}: {detail}" if detail else message
-        super().__init__(f"{message} ({VERBOSE_HINT})")
+        super().__init__(message if reason else f"{message} ({VERBOSE_HINT})")
 
     def __reduce__(self) -> tuple[type[DnnlError], tuple[object, ...]]:
-        return type(self), (self.status, self.function, self.detail)
+        return type(self), (self.status, self.function, self.detail, self.reason)
 
 
 class OutOfMemoryError(DnnlError, MemoryError):
@@ -202,7 +209,7 @@ def error_class(code: int) -> type[DnnlError]:
     return _CLASSES.get(code, UnknownStatusError)
 
 
-def make_error(code: int, function: str, detail: str | None = None) -> DnnlError:
+def make_error(code: int, function: str, detail: str | None = None, reason: str | None = None) -> DnnlError:
     """The exception for status ``code`` returned by C function ``function``.
 
     A code this package does not know gives :class:`UnknownStatusError` with
@@ -212,7 +219,7 @@ def make_error(code: int, function: str, detail: str | None = None) -> DnnlError
         status: Status | int = Status(code)
     except ValueError:
         status = int(code)
-    return error_class(code)(status, function, detail)
+    return error_class(code)(status, function, detail, reason)
 
 
 def __dir__() -> list[str]:

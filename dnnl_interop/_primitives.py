@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ._attr import PrimitiveAttr, _float
 from ._engine import Engine, engine_in_words
-from ._enums import AlgKind, DataType, NormalizationFlags, PropKind
+from ._enums import AlgKind, DataType, EngineKind, NormalizationFlags, PropKind
 from ._ffi import ffi, lib
 from ._library import status_error, version
 from ._memory_desc import MemoryDesc
@@ -264,10 +264,12 @@ class MatmulDesc(_Forward):
     """``dnnl::matmul::primitive_desc``: ``dst = src × weights (+ bias)``, batched over
     leading dimensions.
 
-    oneDNN up to 3.13 (seen in 3.13.2) makes a matmul whose K, src's last
-    dimension, is 0 and leaves its dst unwritten when executed (numpy gives
-    zeros, plus the bias). The descriptor raises ``UnimplementedError`` for K = 0
-    (with a non-empty dst) rather than let dst keep whatever it held.
+    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) makes a matmul
+    whose K, src's last dimension, is 0 and leaves its dst unwritten when
+    executed (numpy gives zeros, plus the bias). The descriptor raises
+    ``UnimplementedError`` there for K = 0 (with a non-empty dst) rather than
+    let dst keep whatever it held. (GPU engines write the zeros and the bias:
+    seen on real oneDNN 3.13.2, emulated GPU.)
 
     Raises:
         TypeError: an argument is of another type.
@@ -296,12 +298,12 @@ class MatmulDesc(_Forward):
              (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
             lambda e, src, weights, bias, dst, a: (e, src, weights, bias, dst, a),
         )
-        self._refuse_empty_product(src_desc, dst_desc)
+        self._refuse_empty_product(engine, src_desc, dst_desc)
 
-    def _refuse_empty_product(self, src_desc: MemoryDesc, dst_desc: MemoryDesc) -> None:
+    def _refuse_empty_product(self, engine: Engine, src_desc: MemoryDesc, dst_desc: MemoryDesc) -> None:
         """Never a matmul that leaves its dst unwritten (see the class's docstring)."""
         k = src_desc.shape[-1]
-        if k != 0 or any(n <= 0 for n in dst_desc.shape):
+        if k != 0 or any(n <= 0 for n in dst_desc.shape) or engine.kind != EngineKind.CPU:
             return
         found = version()
         if (found.major, found.minor) > (3, 13):

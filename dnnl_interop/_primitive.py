@@ -317,8 +317,8 @@ def _reorder_refused(
     shapes = _shapes_differ(src_desc, dst_desc)
     reason = shapes.removeprefix(": ") or None
     if reason is None and status == Status.UNIMPLEMENTED:
-        reason = data_type_reason(engine.kind, {"src_desc": src_desc}) \
-            or data_type_reason(dst_engine.kind, {"dst_desc": dst_desc})
+        reason = data_type_reason(engine.kind, {"src_desc": src_desc}, reorder=True) \
+            or data_type_reason(dst_engine.kind, {"dst_desc": dst_desc}, reorder=True)
     detail = (f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
               f"to {dst_desc!r} on {engine_in_words(dst_engine)}")
     error = status_error(status, function, f"{detail}{shapes}")

@@ -18,6 +18,7 @@ refusal (the caller then keeps its generic message).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,8 +31,20 @@ __all__ = ["explain", "data_type_reason"]
 _Descs = Mapping[str, MemoryDesc]
 _Params = Mapping[str, Any]
 
-# The data types the CPU engine computes nothing with (oneDNN 3.13: f64 runs on GPU engines only).
-_NOT_ON_CPU = frozenset({DataType.F64})
+# The data types oneDNN's CPU engine computes nothing with (``cpu::platform::has_data_type_support``),
+# and those it computes only on some instruction sets: (the sets, each as its /proc/cpuinfo flags).
+_NEVER_ON_CPU = frozenset({DataType.F64, DataType.F4_E2M1, DataType.F4_E3M0})
+_AVX512_CORE = ("AVX-512 (avx512_core)", ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+# Only its base flag: a CPU without avx_vnni has no AVX2-VNNI-2, whatever else it lists (a CPU with it
+# is taken to have AVX2-VNNI-2, so the check never names a data type such a CPU may compute).
+_AVX2_VNNI_2 = ("AVX2-VNNI-2", ("avx_vnni",))
+_AVX512_FP16 = ("AVX512-FP16", ("avx512_fp16",))
+_ON_SOME_CPUS = {
+    DataType.BF16: (_AVX512_CORE, _AVX2_VNNI_2),
+    DataType.F16: (_AVX512_FP16, _AVX2_VNNI_2),
+    DataType.F8_E5M2: (_AVX512_FP16,),
+    DataType.F8_E4M3: (_AVX512_FP16,),
+}
 
 
 def explain(kind: str, status: int, engine_kind: EngineKind | None, descs: _Descs, params: _Params) -> str | None:
@@ -52,24 +65,41 @@ def explain(kind: str, status: int, engine_kind: EngineKind | None, descs: _Desc
     return None
 
 
-def data_type_reason(engine_kind: EngineKind | None, descs: _Descs) -> str | None:
-    """The first of ``descs`` whose data type the engine has no implementation for; None if none."""
-    if engine_kind == EngineKind.CPU:
-        return _cpu_data_types(descs)
-    return None
-
-
 def _has_runtime_dims(desc: MemoryDesc) -> bool:
     return any(dim < 0 for dim in desc.shape)
 
 
-def _cpu_data_types(descs: _Descs) -> str | None:
+def data_type_reason(engine_kind: EngineKind | None, descs: _Descs, reorder: bool = False) -> str | None:
+    """The first of ``descs`` whose data type the engine has no implementation for; None if
+    none is known to be. ``reorder``: for a reorder, which moves data types a CPU computes
+    nothing with (bf16, f16) on every CPU."""
+    if engine_kind != EngineKind.CPU:
+        return None
     for what, desc in descs.items():
-        if desc.data_type in _NOT_ON_CPU:
-            name = desc.data_type.name.lower()
-            return (f"{what}: {name}, a data type oneDNN's CPU engine computes nothing with (oneDNN "
-                    f"has {name} on some GPU engines only); use f32")
+        dtype, name = desc.data_type, desc.data_type.name.lower()
+        if dtype in _NEVER_ON_CPU:
+            return (f"{what}: {name}, a data type oneDNN's CPU engine has no implementation for (oneDNN has "
+                    f"{name} on some GPU engines only); use f32")
+        needs = _ON_SOME_CPUS.get(dtype)
+        flags = _cpu_flags()
+        if needs and not reorder and flags and not any(all(flag in flags for flag in set_) for _, set_ in needs):
+            sets = " or ".join(isa for isa, _ in needs)
+            return (f"{what}: {name}, which oneDNN's CPU engine computes only on CPUs with {sets}; this CPU "
+                    "has none of them (/proc/cpuinfo); use f32")
     return None
+
+
+@functools.cache
+def _cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags (/proc/cpuinfo); empty where it cannot be read."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
 
 
 # --- words -----------------------------------------------------------------------------------

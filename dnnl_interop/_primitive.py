@@ -24,10 +24,10 @@ from ._library import check, checked, has_function, status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
+from ._refusals import data_type_reason
 from ._sized import query_then_fill
 from ._stream import Stream
 from ._validate import arg_argument, bool_argument, count_argument, enum_argument
-from ._refusals import data_type_reason
 from .errors import DnnlError, MissingFunctionError, Status, UnimplementedError, make_error
 
 if TYPE_CHECKING:

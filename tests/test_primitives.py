@@ -1156,7 +1156,7 @@ def test_mismatched_dimensions_are_refused_with_every_descriptor_named(engine):
     src, weights, dst = _descs((2, 3), (4, 5), (2, 5))
     with src, weights, dst:
         with pytest.raises(dnnl.InvalidArgumentsError,
-                           match=r"matmul on a CPU engine: src_desc=MemoryDesc\(\(2, 3\).*"
+                           match=r"matmul on a CPU engine: .*\(given src_desc=MemoryDesc\(\(2, 3\).*"
                                  r"weights_desc=MemoryDesc\(\(4, 5\)"):
             dnnl.MatmulDesc(engine, src, weights, dst)
     src, weights, dst = _descs((1, 1, 4, 4), (1, 1, 3, 3), (1, 1, 3, 3))

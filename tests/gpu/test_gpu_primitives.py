@@ -287,6 +287,25 @@ def test_softmax_is_unimplemented_on_the_emulated_gpu_and_the_error_says_so(engi
     assert repr(plain(shape)) in str(error)  # the descriptors given
 
 
+# --- a matmul with K = 0: written here (the CPU engine's is refused) ----------------------------
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_a_matmul_with_k_0_writes_zeros_and_the_bias_here(engine, queue, stream, bias):
+    src, weights, dst, bias_desc = plain((2, 0)), plain((0, 3)), plain((2, 3)), plain((1, 3))
+    desc = dnnl.MatmulDesc(engine, src, weights, dst, bias_desc=bias_desc if bias else None)
+    out = cl_array.to_device(queue, nan_filled(dst))
+    values = np.arange(3, dtype=np.float32).reshape(1, 3)
+    args = {dnnl.ARG_SRC: dnnl.Memory(src, engine), dnnl.ARG_WEIGHTS: dnnl.Memory(weights, engine),
+            dnnl.ARG_DST: dnnl.Memory(dst, engine, out)}
+    if bias:
+        args[dnnl.ARG_BIAS] = dnnl.Memory(bias_desc, engine, cl_array.to_device(queue, values))
+    ocl.execute(dnnl.Primitive(desc), stream, args)
+    stream.wait()
+    expected = np.zeros((2, 3), np.float32) + (values if bias else 0)
+    np.testing.assert_array_equal(out.get(), expected)
+
+
 # --- sum: never a wrong result---------------------------------------------------------------
 
 SUM_SHAPE = (4, 8)  # small: oneDNN picks ocl:many_inputs for it (ocl:xe from about 64K elements)

@@ -387,8 +387,7 @@ class _ConvolutionLike(_Forward):
             lambda e, src, weights, bias, dst, a: (
                 e, int(prop), int(alg), src, weights, bias, dst, c_strides, c_dilates, c_left, c_right, a
             ),
-            {"strides": list(strides), "padding_l": list(padding_l), "padding_r": list(padding_r),
-             "dilates": None if dilates is None else list(dilates)},
+            {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
         )
         self._check_created(bias_desc)
 
@@ -640,8 +639,8 @@ class PoolingForwardDesc(_Forward):
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, c_strides, c_kernel, c_dilation,
                                     c_left, c_right, a),
-            {"algorithm": alg, "strides": list(strides), "kernel": list(kernel), "padding_l": list(padding_l),
-             "padding_r": list(padding_r), "dilation": None if dilation is None else list(dilation)},
+            {"algorithm": alg, "strides": strides, "kernel": kernel, "padding_l": padding_l, "padding_r": padding_r,
+             "dilation": dilation},
         )
 
 

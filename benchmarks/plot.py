@@ -14,7 +14,10 @@ Reads every ``*.json`` that a benchmark script wrote with ``--json PATH``
   per execution beside numpy's ``a @ b`` and the plain-layout convolution;
 * ``primitives-gpu.svg`` (``bench_primitives.py --only gpu``): primitive
   creation in fresh processes on the emulated GPU, cold vs from the cache
-  blob store vs the blob handed straight to oneDNN.
+  blob store vs the blob handed straight to oneDNN;
+* ``cached-creation.svg`` (``bench_cached_creation.py``): engine and reorder
+  creation in fresh processes on the emulated GPU: cold, from the blob in
+  memory, from a plain file, through the store, and the store's first miss.
 
 Every chart says in its footer the command that produced its data, when it
 ran and the machine's load average at its start and end. Nothing is typed
@@ -229,10 +232,36 @@ def chart_primitives_gpu(plt, sections: dict) -> object | None:
     return figure
 
 
+def chart_cached_creation(plt, sections: dict) -> object | None:
+    engine = sections.get(("bench_cached_creation.py", "engine"))
+    reorder = sections.get(("bench_cached_creation.py", "primitive"))
+    if engine is None or reorder is None:
+        return None
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6))
+    figure.subplots_adjust(left=0.2, right=0.97, top=0.82, bottom=0.2, wspace=0.75)
+    figure.suptitle("Engine and reorder creation in a fresh process, emulated GPU (real oneDNN)", fontsize=11)
+    variants = (("cold", "cold", "cold"), ("direct", "direct: blob in memory", "direct"),
+                ("direct+ids", "direct + ids", "direct"), ("file", "file: ids + plain read", "plain"),
+                ("store", "store: *_cached(store)", "store"), ("store-miss", "store miss (first run)", "cold"))
+    rows, cols = engine["run"]["derived"]["shape"]
+    panels = ((left, engine, "ocl.make_engine"), (right, reorder, f"reorder {rows}x{cols} f32 ab -> ba"))
+    for axes, section, title in panels:
+        shown = [v for v in variants if v[0] in section["rounds"]]
+        _bars(axes, [label for _, label, _ in shown], [section["rounds"][key] for key, _, _ in shown], 1e3, "ms",
+              [COLORS[color] for _, _, color in shown], "{:.2f}")
+        medians = {key: statistics.median(section["rounds"][key]) for key, _, _ in shown}
+        axes.set_title(f"{title}\ncold / store {medians['cold'] / medians['store']:.2f}x, "
+                       f"store / direct {medians['store'] / medians['direct']:.2f}x", fontsize=9)
+    right.set_xscale("log")
+    footer(figure, engine["run"])
+    return figure
+
+
 CHARTS: dict[str, Callable] = {
     "execute.svg": chart_execute,
     "primitives-cpu.svg": chart_primitives_cpu,
     "primitives-gpu.svg": chart_primitives_gpu,
+    "cached-creation.svg": chart_cached_creation,
 }
 
 

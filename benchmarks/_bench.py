@@ -7,13 +7,22 @@
   loops) in a temporary directory and imports it;
 * :func:`real_function` is the address of a oneDNN function in the library the
   binding is bound to (``dlsym`` on it), so a C loop calls oneDNN directly,
-  not through the binding's trampoline.
+  not through the binding's trampoline;
+* :class:`Results` collects what a script measured and writes it as JSON
+  (``--json PATH``, added by :func:`add_json_option`): every round's
+  measurement of every variant, their summary, the command, the date and the
+  machine's load, for ``benchmarks/plot.py`` to draw.
 """
 
 from __future__ import annotations
 
+import argparse
+import datetime
 import importlib.util
+import json
 import os
+import platform
+import shlex
 import statistics
 import sys
 import tempfile
@@ -167,3 +176,107 @@ def require_intel_cpu_opencl() -> None:
     if not os.environ.get("OCL_ICD_VENDORS"):
         vendors = os.path.join(sys.prefix, "etc", "OpenCL", "dnnl-interop-vendors")
         sys.exit(f"set OCL_ICD_VENDORS={vendors} first (see benchmarks/README.md)")
+
+
+# --- machine-readable results (--json) ----------------------------------------------------------
+
+RESULTS_SCHEMA = "dnnl-interop-benchmark/1"
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json PATH``: also write the measurements as JSON (see :class:`Results`)."""
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write every round's measurements and their summary to PATH as JSON "
+                             "(benchmarks/plot.py draws the performance page's charts from it)")
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    """Median, quartiles, range and count of ``values``."""
+    q1, q3 = (statistics.quantiles(values, n=4, method="inclusive")[i] for i in (0, 2)) \
+        if len(values) > 1 else (values[0], values[0])
+    return {"median": statistics.median(values), "q1": q1, "q3": q3,
+            "min": min(values), "max": max(values), "n": len(values)}
+
+
+class Results:
+    """What one run of a benchmark script measured, written with :meth:`write`.
+
+    The document (schema ``dnnl-interop-benchmark/1``)::
+
+        {"schema", "script", "command", "started", "finished" (UTC, ISO 8601),
+         "machine": {"platform", "cpus", "python", "load_average": {"start", "end"}, ...},
+         "sections": {name: {"unit", "description",
+                             "rounds": {variant: [one value per round or process]},
+                             "summary": {variant: {"median", "q1", "q3", "min", "max", "n"}}}},
+         "derived": {name: value}}
+
+    ``rounds`` keeps the order of the measurements, so values of two variants at
+    the same index were taken within the same round (paired); ``derived`` holds
+    the figures the script printed from them (ratios, verdicts).
+    """
+
+    def __init__(self, argv: list[str] | None = None) -> None:
+        argv = sys.argv if argv is None else argv
+        script = os.path.relpath(os.path.abspath(argv[0]), os.path.dirname(os.path.dirname(__file__)))
+        self.document: dict = {
+            "schema": RESULTS_SCHEMA,
+            "script": script,
+            "command": shlex.join(["python", script, *_without_json_option(argv[1:])]),
+            "started": _now(),
+            "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+                        "cpus": os.cpu_count(), "python": platform.python_version(),
+                        "load_average": {"start": _load_average()}},
+            "sections": {},
+            "derived": {},
+        }
+
+    def add(self, section: str, rounds: dict[str, list[float]], unit: str = "s", description: str = "") -> None:
+        """Record ``{variant: [value per round]}`` under ``section`` (values in ``unit``)."""
+        self.document["sections"][section] = {
+            "unit": unit, "description": description,
+            "rounds": {name: list(values) for name, values in rounds.items()},
+            "summary": {name: summary(list(values)) for name, values in rounds.items()},
+        }
+
+    def derive(self, name: str, value: object) -> None:
+        """Record a figure computed from the measurements (a ratio, a verdict)."""
+        self.document["derived"][name] = value
+
+    def machine(self, **facts: object) -> None:
+        """Record facts about what ran (the oneDNN version, the implementations chosen)."""
+        self.document["machine"].update(facts)
+
+    def write(self, path: str | None) -> None:
+        """Write the document to ``path`` (nothing when ``path`` is None)."""
+        if path is None:
+            return
+        self.document["finished"] = _now()
+        self.document["machine"]["load_average"]["end"] = _load_average()
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.document, f, indent=1)
+            f.write("\n")
+        print(f"results written to {path}")
+
+
+def _without_json_option(argv: list[str]) -> list[str]:
+    """``argv`` without ``--json PATH`` (where the results went is not part of the command)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--json":
+            skip = True
+        elif not arg.startswith("--json="):
+            kept.append(arg)
+    return kept
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None

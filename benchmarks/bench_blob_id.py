@@ -32,7 +32,7 @@ import argparse
 import hashlib
 import time
 
-from _bench import compile_module, interleave, real_function, report
+from _bench import Results, add_json_option, compile_module, interleave, real_function, report
 
 CDEF = "double blob_id_loop(void *fn_ptr, void *device, int n);"
 
@@ -81,7 +81,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--calls", type=int, default=2000, help="calls per variant per round")
+    add_json_option(parser)
     args = parser.parse_args()
+    results = Results()
 
     import dnnl_interop
     from dnnl_interop import ocl
@@ -158,7 +160,11 @@ def main() -> None:
     print(f"{args.rounds} rounds x {args.calls} calls per variant, interleaved; per call:")
     variants = {"binding": binding, "protocol": protocol, "C helper": c_helper,
                 "bare cffi": bare, "C loop": c_loop}
-    m = report(interleave(variants, args.rounds, args.calls))
+    per_call = interleave(variants, args.rounds, args.calls)
+    m = report(per_call)
+    results.machine(onednn=str(library.version), device=device.name)
+    results.add("blob id", per_call, "s",
+                f"seconds per get_engine_cache_blob_id call, the mean of {args.calls} in each round")
     c, bare_ = m["C loop"], m["bare cffi"]
     for name in ("binding", "protocol", "C helper"):
         print(f"  {name}: {m[name] / bare_:.2f}x bare cffi, {m[name] / c:.2f}x C, "
@@ -167,6 +173,8 @@ def main() -> None:
     for target, ok in (("binding <= 1.19x bare cffi", m["binding"] <= 1.19 * bare_),
                        ("binding <= 2.5x C loop", m["binding"] <= 2.5 * c)):
         print(f"  target {target}: {'meets' if ok else 'MISSES'}")
+        results.derive(f"target {target}", ok)
+    results.write(args.json)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,8 @@ import sys
 import tempfile
 import time
 
+from _bench import Results, add_json_option
+
 VARIANTS = ("cold", "direct", "file", "store", "store-parts", "store-miss")
 
 
@@ -173,11 +175,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=12, help="fresh processes per variant")
     parser.add_argument("--shape", type=int, nargs=2, default=(64, 32))
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    add_json_option(parser)
     args = parser.parse_args()
     if args.child:
         variant, directory, rows, cols = args.child
         print(json.dumps(_child(variant, directory, (int(rows), int(cols)))))
         return
+    report = Results()
+    report.derive("shape", list(args.shape))
 
     shape = tuple(args.shape)
     with tempfile.TemporaryDirectory(prefix="dnnl-interop-bench-cache-") as directory:
@@ -209,6 +214,14 @@ def main() -> None:
         print(f"  store / direct+ids      {m['store'] / m['direct+ids']:6.3f}x  (read and verify on top)")
         print(f"  store / file            {m['store'] / m['file']:6.3f}x  (verify on top)")
         print(f"  store-miss / cold       {m['store-miss'] / m['cold']:6.3f}x  (first run: ids, save)")
+        creation = {variant: [r[what] for r in results[variant]] for variant in VARIANTS if variant != "store-parts"}
+        creation["direct+ids"] = [r[what] + r[f"{what} ids"] for r in results["direct"]]
+        report.add(what, creation, "s",
+                   f"emulated GPU: seconds to create the {'engine' if what == 'engine' else 'reorder'}, one value per "
+                   f"fresh process ({sizes[what]} B blob)")
+        for ratio, (x, y) in {"cold / store": ("cold", "store"), "store / direct": ("store", "direct"),
+                              "store / direct+ids": ("store", "direct+ids"), "store / file": ("store", "file")}.items():
+            report.derive(f"{what}: {ratio}", m[x] / m[y])
         parts = results["store-parts"]
         _summary("  (store-parts: ids)", [r[f"{what} ids"] for r in parts])
         _summary("  (store-parts: get)", [r[f"{what} get"] for r in parts])
@@ -219,6 +232,7 @@ def main() -> None:
               f"ids + store.get add {over_direct:6.1%} to the creation")
     print("\ndescriptor (every variant):")
     _summary("descriptor", [r["descriptor"] for variant in VARIANTS for r in results[variant]])
+    report.write(args.json)
 
 
 if __name__ == "__main__":

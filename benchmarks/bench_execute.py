@@ -55,6 +55,8 @@ import argparse
 import time
 
 from _bench import (
+    Results,
+    add_json_option,
     compile_loops,
     interleave,
     median,
@@ -78,8 +80,10 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REV",
                         help="also time Primitive.execute of the package as of git revision REV "
                              "(imported under another name, sharing this build's _ffi)")
+    add_json_option(parser)
     args = parser.parse_args()
     require_intel_cpu_opencl()
+    results = Results()
 
     import numpy
 
@@ -93,14 +97,14 @@ def main() -> None:
     dst_md = dnnl.MemoryDesc((2, 2), "f32", "ba")
     primitive = dnnl.reorder(src_md, dst_md, engine)
     src = numpy.arange(4, dtype=numpy.float32).reshape(2, 2)
-    dst = numpy.zeros((2, 2), numpy.float32)
+    dst = numpy.zeros((2, 2), numpy.float32).T  # the strides of "ba"
     m_src = dnnl.Memory(src_md, engine, src)
     m_dst = dnnl.Memory(dst_md, engine, dst)
     exec_args = {dnnl.ARG_FROM: m_src, dnnl.ARG_TO: m_dst, dnnl.ARG_SCRATCHPAD: None}
 
     primitive.execute(stream, exec_args)
     stream.wait()
-    assert dst.ravel().tolist() == [0.0, 2.0, 1.0, 3.0], dst
+    assert dst.tolist() == src.tolist() and dst.base.ravel().tolist() == [0.0, 2.0, 1.0, 3.0], dst
 
     c_args = ffi.new(
         "dnnl_exec_arg_t[3]",
@@ -178,6 +182,7 @@ def main() -> None:
         return seconds
 
     print(f"{library.version} at {library.path}; engine {engine.kind.name}")
+    results.machine(onednn=str(library.version), engine=engine.kind.name)
     print(f"{args.rounds} rounds x {args.calls} executions, each + wait, per variant, interleaved; "
           "per execution:")
     loops = {"binding": binding, "raw cffi": raw, "floor": floor, "C loop": c_loop}
@@ -189,6 +194,9 @@ def main() -> None:
         print(f"  (each timed run preceded by an untimed {args.pause} s pause)")
     real = interleave(loops, args.rounds, args.calls)
     m = report(real)
+    results.add("execute + wait", real, "s",
+                f"2x2 f32 reorder on the CPU engine: seconds per execute + wait, the mean of {args.calls} "
+                "in each round; the variants interleaved round by round")
     print(f"  binding / C = {m['binding'] / m['C loop']:.3f}x; extra per call: "
           f"binding - C = {(m['binding'] - m['C loop']) * 1e6:.3f} µs, "
           f"binding - raw cffi = {(m['binding'] - m['raw cffi']) * 1e6:.3f} µs, "
@@ -213,6 +221,10 @@ def main() -> None:
         ratios = {name: median([real[name][i] / real["C loop"][i] for i in rounds])
                   for name in real if name != "C loop"}
         shown = ", ".join(f"{name} {ratio:.3f}x" for name, ratio in ratios.items())
+        mode = "fast" if rounds is fast else "slow"
+        results.derive(f"{mode} mode: rounds", len(rounds))
+        results.derive(f"{mode} mode: C loop median (s)", c_median)
+        results.derive(f"{mode} mode: median paired ratio to the C loop", ratios)
         print(f"  rounds with the {label}: {len(rounds)}, C loop median {c_median * 1e6:.1f} µs; "
               f"median paired ratio to the C loop: {shown}")
 
@@ -270,7 +282,11 @@ def main() -> None:
                              "the isolated measurement needs updating")
         print(f"isolated: the oneDNN call replaced by a C no-op; {args.rounds} rounds x "
               f"{args.isolated_calls} calls; per call:")
-        iso = report(interleave(variants, args.rounds, args.isolated_calls))
+        isolated = interleave(variants, args.rounds, args.isolated_calls)
+        iso = report(isolated)
+        results.add("isolated", isolated, "s",
+                    f"the oneDNN call replaced by a C no-op: seconds per call, the mean of {args.isolated_calls} "
+                    "in each round")
     finally:
         execute_module._primitive_execute = real_execute
     if args.baseline:
@@ -285,6 +301,9 @@ def main() -> None:
         bound_extra = iso["bound"] - iso["raw cffi"]
         print(f"  bound - raw cffi = {bound_extra * 1e6:.3f} µs; target <= 0.5 µs: "
               f"{'meets' if bound_extra <= 0.5e-6 else 'MISSES'}")
+        results.derive("isolated: bound - raw cffi (s)", bound_extra)
+    results.derive("isolated: binding - raw cffi (s)", extra)
+    results.write(args.json)
     for memory in (m_src, m_dst):
         memory.close()
     primitive.close()

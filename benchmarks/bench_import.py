@@ -41,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 
+from _bench import Results, add_json_option
+
 CHILD = r"""
 import sys, time
 sys.path.insert(0, {tmpdir!r})
@@ -111,7 +113,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="interpreters per variant")
     parser.add_argument("--importtime", action="store_true", help="also show -X importtime")
+    add_json_option(parser)
     args = parser.parse_args()
+    results = Results()
 
     with tempfile.TemporaryDirectory(prefix="dnnl-interop-bench-") as tmpdir:
         with open(os.path.join(tmpdir, "bench_trivial_module.py"), "w"):
@@ -146,6 +150,8 @@ def main() -> None:
             print(f"  {name:<22} median {medians[name] * 1e3:7.3f} ms   "
                   f"quartiles [{q[0] * 1e3:.3f} .. {q[2] * 1e3:.3f}]")
         added = medians["dnnl_interop"] - medians["trivial"]
+        results.add("import", times, "s", "seconds of the import statement, one value per fresh interpreter")
+        results.derive("added by import dnnl_interop (s)", added)
         print(f"  added by import dnnl_interop: {added * 1e3:.3f} ms "
               f"(ratio {medians['dnnl_interop'] / medians['trivial']:.1f}x the trivial import); "
               f"without .pyc: {(medians['dnnl_interop, no .pyc'] - medians['trivial']) * 1e3:.3f} ms")
@@ -156,6 +162,7 @@ def main() -> None:
         if mapped or heavy:
             raise SystemExit("FAILED: importing dnnl_interop must load no oneDNN and no pyopencl/numpy")
         print("  OK: no libdnnl (nor libtbb, libsycl, libOpenCL) mapped, no pyopencl or numpy imported")
+        results.write(args.json)
         if args.importtime:
             importtime(tmpdir)
 

@@ -117,7 +117,7 @@ import sys
 import tempfile
 import time
 
-from _bench import compile_loops, interleave, real_function, require_intel_cpu_opencl
+from _bench import Results, add_json_option, compile_loops, interleave, real_function, require_intel_cpu_opencl
 
 # Part 1, per round: CALLS executions of each of the four loops of the matmul
 # and of the "any" convolution, in blocks of BLOCK (8 blocks: the 8 orders
@@ -152,7 +152,7 @@ def _row(name: str, values: list[float], width: int, unit: float = 1e6, label: s
     return median
 
 
-def cpu_part(rounds: int) -> None:
+def cpu_part(rounds: int, results: Results) -> None:
     require_intel_cpu_opencl()
     import numpy
 
@@ -205,11 +205,13 @@ def cpu_part(rounds: int) -> None:
                             plain_memory(y_plain, "abcd"))
 
     print(f"{library.version}; engine {engine.kind.name}")
+    results.machine(onednn=str(library.version))
     for name, pd in (("matmul", mm_pd), ("conv any", conv_any_pd), ("conv plain", conv_plain_pd)):
         layouts = ", ".join(f"{what} {getattr(pd, what + '_desc')().tag}" for what in ("src", "weights", "dst"))
         scratch = pd.scratchpad_desc()
         print(f"  {name:<10} {pd.impl_info:<28} {layouts}; scratchpad "
               f"{'none' if scratch is None else f'{scratch.size} B'}")
+        results.derive(f"{name}: implementation", f"{pd.impl_info}; {layouts}")
 
     # Results checked once: the matmul against numpy, "any" conv against the plain one.
     for primitive, args in ((mm, mm_args), (conv_any, conv_any_args), (conv_plain, conv_plain_args)):
@@ -321,6 +323,9 @@ def cpu_part(rounds: int) -> None:
     print(f"({time.perf_counter() - started:.1f} s) per execution (+ wait), over the rounds:")
     width = max(map(len, per_call))
     m = {name: _row(name, values, width) for name, values in per_call.items()}
+    results.add("cpu", per_call, "s",
+                f"CPU engine: seconds per execution + wait, the mean of {CALLS} in each round "
+                f"({PLAIN_CALLS} for the plain convolution); the loops of one primitive alternate in blocks of {BLOCK}")
 
     for what in ("matmul", "conv any"):
         binding, raw, c = (per_call[f"{what} {name}"] for name in ("binding", "raw cffi", "C loop"))
@@ -328,6 +333,7 @@ def cpu_part(rounds: int) -> None:
         q1, q3 = _quantiles(ratios)
         ratio = statistics.median(ratios)
         verdict = "meets" if ratio <= 1.02 else "MISSES"
+        results.derive(f"{what}: binding / C loop (median of the per-round ratios)", ratio)
         print(f"  {what}: binding / C loop = {ratio:.4f}x (median of the per-round ratios; quartiles "
               f"[{q1:.4f} .. {q3:.4f}], range [{min(ratios):.4f} .. {max(ratios):.4f}]); ratio of the medians "
               f"{m[f'{what} binding'] / m[f'{what} C loop']:.4f}x; target <= 1.02x: {verdict}")
@@ -348,7 +354,7 @@ def cpu_part(rounds: int) -> None:
     print(f"  conv: plain / any = {statistics.median(plain_ratios):.0f}x (median of the per-round ratios), "
           f"ratio of the medians {m['conv plain nchw/oihw binding'] / m['conv any binding']:.0f}x")
 
-    _isolated(mm, mm_args, binding_loop, bound_loop, raw_loop, bench_lib)
+    _isolated(mm, mm_args, binding_loop, bound_loop, raw_loop, bench_lib, results)
 
     for memory in keep:
         if isinstance(memory, tuple):
@@ -358,7 +364,7 @@ def cpu_part(rounds: int) -> None:
         obj.close()
 
 
-def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) -> None:
+def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib, results: Results) -> None:
     """The Python side alone: the matmul's execute + wait with both oneDNN calls replaced by
     C no-ops, through the binding (and bound, with wait=True) and as raw cffi calls; then
     execute alone."""
@@ -391,6 +397,9 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib) ->
     print(f"isolated: the matmul's oneDNN calls replaced by C no-ops; {ISOLATED_ROUNDS} rounds x "
           f"{ISOLATED_CALLS} calls, interleaved; per call:")
     m = {name: _row(name, values, max(map(len, loops))) for name, values in per_call.items()}
+    results.add("cpu isolated", per_call, "s",
+                f"the matmul's oneDNN calls replaced by C no-ops: seconds per call, the mean of {ISOLATED_CALLS} "
+                "in each round")
     total = m["binding execute + wait"] - m["raw cffi execute + wait"]
     execute = m["binding execute"] - m["raw cffi execute"]
     print(f"  the binding's Python side per execute + wait: {total * 1e6:.2f} µs (Primitive.execute "
@@ -490,7 +499,7 @@ def _run_child(what: str, variant: str, directory: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def gpu_part(runs: int) -> None:
+def gpu_part(runs: int, results: Results) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dnnl-interop-bench-primitives-") as directory:
         prepared = {what: _run_child(what, "prepare", directory) for what in GPU_PRIMITIVES}
@@ -499,7 +508,7 @@ def gpu_part(runs: int) -> None:
               + ", ".join(f"{what} {p['blob']:,} B ({p['impl']})" for what, p in prepared.items()))
         if prepared[GPU_PRIMITIVES[-1]]["entries"] != len(GPU_PRIMITIVES):
             sys.exit("the prepare processes did not leave one store entry per primitive")
-        results = {(what, variant): [] for what in GPU_PRIMITIVES for variant in GPU_VARIANTS}
+        results_of = {(what, variant): [] for what in GPU_PRIMITIVES for variant in GPU_VARIANTS}
         jobs = [(what, variant) for what in GPU_PRIMITIVES for variant in GPU_VARIANTS]
         shuffler = random.Random(17)
         for _ in range(runs):
@@ -507,24 +516,24 @@ def gpu_part(runs: int) -> None:
             # other one (the store's after the cold creation of the same primitive).
             shuffler.shuffle(jobs)
             for what, variant in jobs:
-                results[what, variant].append(_run_child(what, variant, directory))
+                results_of[what, variant].append(_run_child(what, variant, directory))
     print(f"({time.perf_counter() - started:.1f} s) creation of the primitive, per fresh process:")
     width = 28
     verdicts = []
     for what in GPU_PRIMITIVES:
         print(f"{what}:")
-        m = {variant: _row(variant, [r["create"] for r in results[what, variant]], width, 1e3, "ms")
+        m = {variant: _row(variant, [r["create"] for r in results_of[what, variant]], width, 1e3, "ms")
              for variant in GPU_VARIANTS}
-        direct = results[what, "direct"]
+        direct = results_of[what, "direct"]
         ids = _row("(direct process: ids)", [r["ids"] for r in direct], width, 1e3, "ms")
         get = _row("(direct process: store.get)", [r["get"] for r in direct], width, 1e3, "ms")
-        _row("(descriptor, every variant)", [r["descriptor"] for v in GPU_VARIANTS for r in results[what, v]],
+        _row("(descriptor, every variant)", [r["descriptor"] for v in GPU_VARIANTS for r in results_of[what, v]],
              width, 1e3, "ms")
         share = statistics.median((r["ids"] + r["get"]) / r["create"] for r in direct)
         speedup, overhead = m["cold"] / m["store"], m["store"] / m["direct"]
 
         def per_run(x, y, what=what):  # the two processes of each run ran a few seconds apart
-            ratios = [p["create"] / q["create"] for p, q in zip(results[what, x], results[what, y], strict=True)]
+            ratios = [p["create"] / q["create"] for p, q in zip(results_of[what, x], results_of[what, y], strict=True)]
             q1, q3 = _quantiles(ratios)
             return f"median of the per-run ratios {statistics.median(ratios):.3f}x, quartiles [{q1:.3f} .. {q3:.3f}]"
 
@@ -535,6 +544,14 @@ def gpu_part(runs: int) -> None:
         print(f"  within the direct processes: ids + store.get = {(ids + get) * 1e3:.3f} ms, "
               f"{share:.1%} of the creation from the blob (median of per-process shares)")
         verdicts.append((what, speedup, overhead))
+    for what in GPU_PRIMITIVES:
+        results.add(f"gpu {what}", {variant: [r["create"] for r in results_of[what, variant]]
+                                     for variant in GPU_VARIANTS}, "s",
+                    f"emulated GPU: seconds to create the {what} primitive, one value per fresh process "
+                    f"({prepared[what]['impl']}, cache blob {prepared[what]['blob']} B)")
+    for what, speedup, overhead in verdicts:
+        results.derive(f"{what}: cold / store", speedup)
+        results.derive(f"{what}: store / direct", overhead)
     print("summary: " + "; ".join(f"{what} cold/store {s:.1f}x, store/direct {o:.3f}x" for what, s, o in verdicts))
 
 
@@ -546,21 +563,24 @@ def main() -> None:
                                                  "(default 10; --quick 3)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and processes (under a minute in all)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    add_json_option(parser)
     args = parser.parse_args()
     if args.child:
         what, variant, directory = args.child
         print(json.dumps(_gpu_child(what, variant, directory)))
         return
+    results = Results()
     rounds = args.rounds or (30 if args.quick else 100)
     runs = args.runs or (3 if args.quick else 10)
     if args.only != "gpu":
         print("== part 1: large work on the CPU engine, binding vs C loop ==")
-        cpu_part(rounds)
+        cpu_part(rounds, results)
     if args.only != "cpu":
         if args.only is None:
             print()
         print("== part 2: primitive creation on the emulated GPU, fresh processes ==")
-        gpu_part(runs)
+        gpu_part(runs, results)
+    results.write(args.json)
 
 
 if __name__ == "__main__":

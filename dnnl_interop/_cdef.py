@@ -1007,7 +1007,8 @@ def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
     of the cdef says what each C type is.
     """
     ffi = ffi if ffi is not None else _builder(decls, private=True)
-    extra_functions, extra_macros, callbacks = _extra_declarations(BINDING_CDEF + SIZED_CDEF + EXECUTE_CDEF + DLPACK_CDEF)
+    extra = BINDING_CDEF + SIZED_CDEF + EXECUTE_CDEF + DLPACK_CDEF
+    extra_functions, extra_macros, callbacks = _extra_declarations(extra)
     functions = [*decls.functions, *extra_functions, *(sized_function(f) for f in decls.functions if is_sized(f))]
     int_names = [*decls.int_constants, *extra_macros]
     for values in decls.enums.values():

@@ -15,7 +15,7 @@ that uses the tensor lets go.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._engine import Engine
 from ._enums import DataType
@@ -23,6 +23,7 @@ from ._ffi import ffi, lib
 from ._library import check
 from ._memory_desc import MemoryDesc
 from ._owned import Owned, using
+from .errors import ClosedObjectError
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -105,8 +106,8 @@ def _max_minor(max_version: object) -> int:
     if max_version is None:
         return -1
     try:
-        major, minor = max_version  # type: ignore[misc]
-        major, minor = int(major.__index__()), int(minor.__index__())
+        given_major, given_minor = cast(Any, max_version)
+        major, minor = int(given_major.__index__()), int(given_minor.__index__())
     except (TypeError, ValueError, AttributeError):
         raise TypeError(f"max_version: expected None or a (major, minor) tuple of ints, got {max_version!r}") from None
     if major < 1:
@@ -116,8 +117,8 @@ def _max_minor(max_version: object) -> int:
 
 def _device_argument(dl_device: object) -> tuple[int, int]:
     try:
-        kind, index = dl_device  # type: ignore[misc]
-        return int(kind.__index__()), int(index.__index__())
+        given_kind, given_index = cast(Any, dl_device)
+        return int(given_kind.__index__()), int(given_index.__index__())
     except (TypeError, ValueError, AttributeError):
         raise TypeError(f"dl_device: expected None or a (device_type, device_id) tuple, got {dl_device!r}") from None
 
@@ -178,9 +179,13 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
         )
     else:
         memory._finish_work()  # the consumer reads at once: no work in flight may still write it
-        owner = _Exported(memory)
-        with using((memory, Owned, "memory")):
-            address = memory.data_handle
+        owner = _Exported(memory)  # a user of the handle from here on: read it after
+        handle = memory._handle
+        if handle is None:
+            raise ClosedObjectError("memory: this Memory is closed")
+        out = ffi.new("void **")
+        check(lib.dnnl_memory_get_data_handle(handle, out), "dnnl_memory_get_data_handle")
+        address = int(ffi.cast("uintptr_t", out[0]))
         if not address and memory._size:
             raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
         strides = desc.strides
@@ -193,11 +198,13 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
     return _export(template, address, owner, flags, minor)
 
 
-def _template(shape: tuple[int, ...], strides: tuple[int, ...], code: tuple[int, int], device: tuple[int, int]) -> bytes:
+def _template(
+    shape: tuple[int, ...], strides: tuple[int, ...], code: tuple[int, int], device: tuple[int, int]
+) -> bytes:
     """The DLTensor of a tensor (its data left out), then its shape and strides (int64)."""
     ndim = len(shape)
     block = ffi.new("char[]", ffi.sizeof("DLTensor") + 16 * ndim)
-    tensor = ffi.cast("DLTensor *", block)
+    tensor: Any = ffi.cast("DLTensor *", block)
     tensor.device.device_type, tensor.device.device_id = device
     tensor.ndim = ndim
     tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = code[0], code[1], 1

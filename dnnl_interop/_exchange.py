@@ -16,6 +16,7 @@ and :func:`memory_from_capsule` (a capsule already made).
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from ._buffers import UncheckedPointer
@@ -28,8 +29,9 @@ from ._validate import data_type
 
 __all__ = ["from_dlpack"]
 
-_DESCS: dict[tuple[object, ...], MemoryDesc] = {}  # (shape, data type, strides) -> descriptor, reused
-_default_engine: list[Engine] = []
+# Reused while a memory holds them (weakly: nothing of this binding outlives its users).
+_DESCS: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
+_default_engine: list[weakref.ref[Engine]] = []
 _default_lock = threading.Lock()
 
 
@@ -46,19 +48,14 @@ class _KeptPointer(UncheckedPointer):
 
 
 def cpu_engine() -> Engine:
-    """The CPU engine ``from_dlpack`` uses for a kDLCPU tensor when given none: one for
-    the process, made at the first such call."""
-    if not _default_engine:
-        with _default_lock:
-            if not _default_engine:
-                _default_engine.append(Engine(EngineKind.CPU, 0))
-    engine = _default_engine[0]
-    if engine.closed:  # closed by its user: a new one
-        with _default_lock:
-            if _default_engine[0].closed:
-                _default_engine[0] = Engine(EngineKind.CPU, 0)
-            engine = _default_engine[0]
-    return engine
+    """The CPU engine ``from_dlpack`` uses for a kDLCPU tensor when given none: shared by
+    the memories made so, and made again once none is left (or it was closed)."""
+    with _default_lock:
+        engine = _default_engine[0]() if _default_engine else None
+        if engine is None or engine.closed:
+            engine = Engine(EngineKind.CPU, 0)
+            _default_engine[:] = [weakref.ref(engine)]
+        return engine
 
 
 def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None = None) -> Memory:
@@ -66,8 +63,8 @@ def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None
     (a numpy array, a torch tensor, a Memory, ...), as ``numpy.from_dlpack``.
 
     ``engine``: the engine the memory lives on. For a kDLCPU tensor, None
-    takes the process's CPU engine (made at the first call, and
-    ``memory.engine`` afterwards) and a CPU engine given is used; for a
+    takes a CPU engine shared by the memories made so (``memory.engine``;
+    made again once none of them is left), and a CPU engine given is used; for a
     kDLOneAPI (USM) tensor an OpenCL or Level Zero engine of the context the
     pointer belongs to is required (oneDNN checks the pointer). ``copy``:
     passed on to the producer (``copy=True`` asks it for a copy,
@@ -144,8 +141,6 @@ def _memory(
     key = (shape, dtype, strides)
     desc = _DESCS.get(key)
     if desc is None or desc.closed:
-        if len(_DESCS) > 1024:
-            _DESCS.clear()
         try:
             desc = _DESCS[key] = MemoryDesc(shape, dtype, strides=strides)
         except ValueError as error:

@@ -59,7 +59,10 @@ if lib.dnnl_interop_dlpack_install(id(_c)):
     raise ImportError("dnnl_interop._ffi: the DLPack capsule functions could not be installed")
 _export, _take = _c["export"], _c["take"]
 _delete, _delete_versioned = lib.dnnl_interop_dlpack_delete, lib.dnnl_interop_dlpack_delete_versioned
-_TEMPLATES: dict[tuple[object, ...], bytes] = {}  # (layout, device) -> DLTensor template (see export)
+_call_keys = Owned._shared.call_keys
+_TEMPLATES: dict[tuple[object, ...], bytes] = {}  # (layout, device, strides) -> DLTensor template (see export)
+_HOST_TEMPLATES: dict[tuple[object, ...], bytes] = {}  # layout -> template, of CPU engine memory exported in place
+_MINORS: dict[object, int] = {None: -1, (1, 0): 0, (1, 1): 1}  # max_version -> the capsule's minor version
 
 
 def data_type_of(code: int, bits: int, lanes: int) -> DataType | None:
@@ -92,7 +95,7 @@ class _Exported:
     __slots__ = ("_memory", "_key")
 
     def __init__(self, memory: Owned) -> None:
-        self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
+        self._memory, self._key = memory, ("view", next(_call_keys))
         memory._use(self._key)
 
     def __del__(self) -> None:
@@ -129,6 +132,39 @@ def _device_name(device: tuple[int, int]) -> str:
 
 def export(memory: Any, stream: object, max_version: object, dl_device: object, copy: object) -> object:
     """``Memory.__dlpack__``: a PyCapsule (see the method's documentation)."""
+    # The usual call first: host memory of a plain layout exported before, in place.
+    if dl_device is None and stream is None and copy is not True:
+        try:
+            template, minor = _HOST_TEMPLATES[memory._layout], _MINORS[max_version]
+            host = memory._keep[1]._runtime == "native"
+        except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
+            host = False
+        if host:
+            owner = _Exported(memory)  # a user of the handle first, then the handle is read
+            return _export(template, _in_place(memory), owner, _flags(memory), minor)
+    return _export_checked(memory, stream, max_version, dl_device, copy)
+
+
+def _flags(memory: Any) -> int:
+    return READ_ONLY if getattr(memory, "_read_only", False) else 0
+
+
+def _in_place(memory: Any) -> int:
+    """The address of the memory's buffer, once the work in flight that uses it is finished."""
+    memory._finish_work()  # the consumer reads at once: no work in flight may still write it
+    handle = memory._handle
+    if handle is None:
+        raise ClosedObjectError("memory: this Memory is closed")
+    out = ffi.new("void **")
+    check(lib.dnnl_memory_get_data_handle(handle, out), "dnnl_memory_get_data_handle")
+    address = int(ffi.cast("uintptr_t", out[0]))
+    if not address and memory._size:
+        raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
+    return address
+
+
+def _export_checked(memory: Any, stream: object, max_version: object, dl_device: object, copy: object) -> object:
+    """:func:`export` with every check."""
     minor = _max_minor(max_version)
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"copy: expected None, True or False, got {copy!r}")
@@ -157,7 +193,7 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
     code = _CODES.get(desc.data_type)
     if code is None:
         raise BufferError(f"memory: DLPack has no data type for {desc.data_type.name.lower()}")
-    flags = READ_ONLY if getattr(memory, "_read_only", False) else 0
+    flags = _flags(memory)
     if desc.strides is None and copy is False:
         raise BufferError(
             f"memory: the layout {desc.tag or desc.format_kind.name.lower()!r} is blocked; no DLPack "
@@ -178,16 +214,8 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
             "describe it (reorder it to a plain layout first: dnnl_interop.reordered)"
         )
     else:
-        memory._finish_work()  # the consumer reads at once: no work in flight may still write it
         owner = _Exported(memory)  # a user of the handle from here on: read it after
-        handle = memory._handle
-        if handle is None:
-            raise ClosedObjectError("memory: this Memory is closed")
-        out = ffi.new("void **")
-        check(lib.dnnl_memory_get_data_handle(handle, out), "dnnl_memory_get_data_handle")
-        address = int(ffi.cast("uintptr_t", out[0]))
-        if not address and memory._size:
-            raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
+        address = _in_place(memory)
         strides = desc.strides
     key = (desc._layout, device, strides)
     template = _TEMPLATES.get(key)
@@ -195,6 +223,10 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
         if len(_TEMPLATES) > 1024:
             _TEMPLATES.clear()
         template = _TEMPLATES[key] = _template(desc.shape, strides, code, device)
+    if flags == _flags(memory) and device == (KDL_CPU, 0) == own:  # in place, on the CPU engine
+        if len(_HOST_TEMPLATES) > 1024:
+            _HOST_TEMPLATES.clear()
+        _HOST_TEMPLATES[desc._layout] = template
     return _export(template, address, owner, flags, minor)
 
 

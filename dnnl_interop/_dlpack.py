@@ -73,6 +73,8 @@ def data_type_of(code: int, bits: int, lanes: int) -> DataType | None:
 def device_of(memory: Any) -> tuple[int, int]:
     """``(device_type, device_id)`` of a Memory: kDLCPU for the CPU engine, kDLOneAPI
     for USM; a ``cl_mem`` (OpenCL buffer memory) is kDLOpenCL, which nothing consumes."""
+    if memory.closed:
+        raise ClosedObjectError("memory: this Memory is closed")
     engine = memory.engine
     runtime = engine._runtime
     if runtime == "native":
@@ -165,6 +167,8 @@ def _in_place(memory: Any) -> int:
 
 def _export_checked(memory: Any, stream: object, max_version: object, dl_device: object, copy: object) -> object:
     """:func:`export` with every check."""
+    if memory.closed:
+        raise ClosedObjectError("memory: this Memory is closed")
     minor = _max_minor(max_version)
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"copy: expected None, True or False, got {copy!r}")

@@ -559,10 +559,10 @@ void dnnl_interop_dlpack_delete_versioned(DLManagedTensorVersioned *managed);
 """
 
 # PyCapsules are Python objects, which cffi cannot pass: dnnl_interop_dlpack_install
-# puts two C functions of the Python C API (stable ABI only) into a dict given by
-# its address (id(), CPython's address of the object): export (a new capsule
-# over a tensor of this binding) and take (a consumer's side: check, rename
-# and read a capsule). The capsule destructor and the deleters are C: they may
+# puts three C functions of the Python C API (stable ABI only) into a dict given by
+# its address (id(), CPython's address of the object): export and export_memory
+# (a new capsule over a copy, or over a memory's own buffer) and take (a
+# consumer's side: check, rename and read a capsule). The capsule destructor and the deleters are C: they may
 # run at interpreter shutdown, or in a thread without the GIL.
 DLPACK_SOURCE = r"""
 /* ---- DLPack capsules (see DLPACK_CDEF) ------------------------------------- */
@@ -571,23 +571,41 @@ DLPACK_SOURCE = r"""
 #define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
 #define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 
-/* What the deleters of the tensors exported here do: drop the reference to the
- * Python object that keeps the memory (and its buffer) alive, then free the one
- * block that holds the struct, the shape and the strides. After finalization
- * the reference is leaked rather than touching a dead interpreter. */
-static void dnnl_interop_dlpack_free(void *block, void *owner) {
+/* What the deleters of the tensors exported here do: let go of the Python
+ * object that keeps the data valid, then free the one block that holds the
+ * struct, the shape and the strides. A memory's own buffer is kept by a use of
+ * the memory's handle (owner: a (memory, key) tuple, ended by memory._release(key));
+ * a copy by the array that holds it (owner: the array). After finalization the
+ * reference is leaked rather than touching a dead interpreter. */
+static void dnnl_interop_dlpack_free(void *block, void *owner, int release) {
     if (owner != NULL && Py_IsInitialized()) {
         PyGILState_STATE gil = PyGILState_Ensure();
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        if (release) {
+            PyObject *result = PyObject_CallMethod(
+                PyTuple_GetItem((PyObject *)owner, 0), "_release", "(O)", PyTuple_GetItem((PyObject *)owner, 1));
+            if (result == NULL)
+                PyErr_WriteUnraisable((PyObject *)owner);
+            Py_DecRef(result);
+        }
         Py_DecRef((PyObject *)owner);
+        PyErr_Restore(type, value, traceback);
         PyGILState_Release(gil);
     }
     free(block);
 }
 static void dnnl_interop_dlpack_deleter(DLManagedTensor *self) {
-    dnnl_interop_dlpack_free(self, self->manager_ctx);
+    dnnl_interop_dlpack_free(self, self->manager_ctx, 0);
 }
 static void dnnl_interop_dlpack_deleter_versioned(DLManagedTensorVersioned *self) {
-    dnnl_interop_dlpack_free(self, self->manager_ctx);
+    dnnl_interop_dlpack_free(self, self->manager_ctx, 0);
+}
+static void dnnl_interop_dlpack_release_deleter(DLManagedTensor *self) {
+    dnnl_interop_dlpack_free(self, self->manager_ctx, 1);
+}
+static void dnnl_interop_dlpack_release_deleter_versioned(DLManagedTensorVersioned *self) {
+    dnnl_interop_dlpack_free(self, self->manager_ctx, 1);
 }
 
 /* A consumer's release of a tensor it took: its producer's deleter, once. */
@@ -616,41 +634,32 @@ static void dnnl_interop_dlpack_capsule_destructor(PyObject *capsule) {
     PyErr_Restore(type, value, traceback);
 }
 
-/* export(template, data, owner, flags, minor): a capsule over a new tensor.
- * template: the bytes of a DLTensor (data, shape and strides left out),
- * followed by its shape and strides (int64 each); data: its address; owner:
- * the object the tensor keeps (a reference, dropped by the deleter); flags:
- * the versioned struct's; minor: the DLPack 1.x minor version of a versioned
- * capsule, or -1 for a legacy "dltensor" one. */
-static PyObject *dnnl_interop_dlpack_export(PyObject *self, PyObject *args) {
-    PyObject *template_, *data, *owner, *flags_object, *minor_object;
+/* A capsule over a new tensor: template (see export) with data at address; owner
+ * (a new reference, taken over) is its manager_ctx; release: whether the
+ * deleter ends a use of a memory's handle (see dnnl_interop_dlpack_free). */
+static PyObject *dnnl_interop_dlpack_capsule(PyObject *template_, void *address, PyObject *owner,
+                                             unsigned long long flags, long minor, int release) {
     char *bytes;
     Py_ssize_t size;
-    (void)self;
-    if (!PyArg_UnpackTuple(args, "export", 5, 5, &template_, &data, &owner, &flags_object, &minor_object))
-        return NULL;
-    if (PyBytes_AsStringAndSize(template_, &bytes, &size) < 0)
-        return NULL;
     DLTensor model;
+    if (PyBytes_AsStringAndSize(template_, &bytes, &size) < 0)
+        goto fail;
     if (size < (Py_ssize_t)sizeof model) {
         PyErr_SetString(PyExc_ValueError, "export: the template is shorter than a DLTensor");
-        return NULL;
+        goto fail;
     }
     memcpy(&model, bytes, sizeof model);
     size_t dims = (size_t)size - sizeof model;
     if (model.ndim < 0 || dims != 2 * (size_t)model.ndim * sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "export: the template holds no shape and strides of its ndim");
-        return NULL;
+        goto fail;
     }
-    void *address = PyLong_AsVoidPtr(data);
-    unsigned long long flags = PyLong_AsUnsignedLongLong(flags_object);
-    long minor = PyLong_AsLong(minor_object);
-    if (PyErr_Occurred())
-        return NULL;
     size_t head = minor >= 0 ? sizeof(DLManagedTensorVersioned) : sizeof(DLManagedTensor);
     char *block = malloc(head + dims);
-    if (block == NULL)
-        return PyErr_NoMemory();
+    if (block == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     int64_t *shape = (int64_t *)(block + head);
     memcpy(shape, bytes + sizeof model, dims);
     model.data = address;
@@ -662,7 +671,8 @@ static PyObject *dnnl_interop_dlpack_export(PyObject *self, PyObject *args) {
         managed->version.major = 1;
         managed->version.minor = (uint32_t)minor;
         managed->manager_ctx = owner;
-        managed->deleter = dnnl_interop_dlpack_deleter_versioned;
+        managed->deleter = release ? dnnl_interop_dlpack_release_deleter_versioned
+                                   : dnnl_interop_dlpack_deleter_versioned;
         managed->flags = flags;
         managed->dl_tensor = model;
         name = "dltensor_versioned";
@@ -670,16 +680,100 @@ static PyObject *dnnl_interop_dlpack_export(PyObject *self, PyObject *args) {
         DLManagedTensor *managed = (DLManagedTensor *)block;
         managed->dl_tensor = model;
         managed->manager_ctx = owner;
-        managed->deleter = dnnl_interop_dlpack_deleter;
+        managed->deleter = release ? dnnl_interop_dlpack_release_deleter : dnnl_interop_dlpack_deleter;
         name = "dltensor";
     }
     PyObject *capsule = PyCapsule_New(block, name, dnnl_interop_dlpack_capsule_destructor);
     if (capsule == NULL) {
         free(block);
+        goto fail;
+    }
+    return capsule;
+fail:
+    if (release) { /* the use of the memory's handle ends here */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        PyObject *result = PyObject_CallMethod(
+            PyTuple_GetItem(owner, 0), "_release", "(O)", PyTuple_GetItem(owner, 1));
+        Py_DecRef(result);
+        PyErr_Restore(type, value, traceback);
+    }
+    Py_DecRef(owner);
+    return NULL;
+}
+
+/* export(template, data, owner, flags, minor): a capsule over a copy. template:
+ * the bytes of a DLTensor (data, shape and strides left out), followed by its
+ * shape and strides (int64 each); data: its address; owner: what keeps the
+ * data valid (a reference, dropped by the deleter); flags: the versioned
+ * struct's; minor: the DLPack 1.x minor version of a versioned capsule, or -1
+ * for a legacy "dltensor" one. */
+static PyObject *dnnl_interop_dlpack_export(PyObject *self, PyObject *args) {
+    PyObject *template_, *data, *owner, *flags_object, *minor_object;
+    (void)self;
+    if (!PyArg_UnpackTuple(args, "export", 5, 5, &template_, &data, &owner, &flags_object, &minor_object))
+        return NULL;
+    void *address = PyLong_AsVoidPtr(data);
+    unsigned long long flags = PyLong_AsUnsignedLongLong(flags_object);
+    long minor = PyLong_AsLong(minor_object);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_IncRef(owner);
+    return dnnl_interop_dlpack_capsule(template_, address, owner, flags, minor, 0);
+}
+
+static unsigned long long dnnl_interop_dlpack_uses = 0; /* with the GIL held */
+
+/* export_memory(template, memory, handle, address, flags, minor): a capsule over
+ * a memory's own buffer. handle: the memory's _handle (a cffi pointer) and
+ * address its value. A use of the handle is registered first (memory._users[
+ * ("view", "dlpack", n)] = True, as a numpy view's), then the handle is checked
+ * to still be the memory's, then its data handle read: the use keeps it valid
+ * until the consumer's deleter ends it. Returns None for a closed memory, and
+ * (for a buffer of no address) the int 0. */
+static PyObject *dnnl_interop_dlpack_export_memory(PyObject *self, PyObject *args) {
+    PyObject *template_, *memory, *handle, *address_object, *flags_object, *minor_object;
+    (void)self;
+    if (!PyArg_UnpackTuple(args, "export_memory", 6, 6, &template_, &memory, &handle, &address_object,
+                           &flags_object, &minor_object))
+        return NULL;
+    void *c_memory = PyLong_AsVoidPtr(address_object);
+    unsigned long long flags = PyLong_AsUnsignedLongLong(flags_object);
+    long minor = PyLong_AsLong(minor_object);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *users = PyObject_GetAttrString(memory, "_users");
+    if (users == NULL)
+        return NULL;
+    PyObject *key = Py_BuildValue("(ssK)", "view", "dlpack", ++dnnl_interop_dlpack_uses);
+    PyObject *owner = key != NULL ? PyTuple_New(2) : NULL;
+    if (owner == NULL || PyObject_SetItem(users, key, Py_True) < 0) {
+        Py_DecRef(users);
+        Py_DecRef(key);
+        Py_DecRef(owner);
         return NULL;
     }
-    Py_IncRef(owner);
-    return capsule;
+    Py_DecRef(users);
+    Py_IncRef(memory);
+    PyTuple_SetItem(owner, 0, memory);
+    PyTuple_SetItem(owner, 1, key); /* owner holds memory and key from here on */
+    PyObject *current = PyObject_GetAttrString(memory, "_handle");
+    int same = current == handle;
+    Py_DecRef(current);
+    void *data = NULL;
+    if (same && dnnl_memory_get_data_handle((dnnl_memory_t)c_memory, &data) != dnnl_success)
+        same = 0;
+    if (!same || data == NULL) {
+        PyObject *result = PyObject_CallMethod(memory, "_release", "(O)", key);
+        Py_DecRef(result);
+        Py_DecRef(owner);
+        if (PyErr_Occurred())
+            return NULL;
+        if (!same)
+            Py_RETURN_NONE;
+        return PyLong_FromLong(0);
+    }
+    return dnnl_interop_dlpack_capsule(template_, data, owner, flags, minor, 1);
 }
 
 /* take(capsule): None if it is no unused DLPack capsule; otherwise renamed
@@ -743,7 +837,9 @@ fail:
 }
 
 static PyMethodDef dnnl_interop_dlpack_methods[] = {
-    {"export", dnnl_interop_dlpack_export, METH_VARARGS, "A DLPack capsule over a tensor (see _cdef.py)."},
+    {"export", dnnl_interop_dlpack_export, METH_VARARGS, "A DLPack capsule over a copy (see _cdef.py)."},
+    {"export_memory", dnnl_interop_dlpack_export_memory, METH_VARARGS,
+     "A DLPack capsule over a memory's buffer (see _cdef.py)."},
     {"take", dnnl_interop_dlpack_take, METH_O, "Take a DLPack capsule as its consumer (see _cdef.py)."},
     {NULL, NULL, 0, NULL},
 };

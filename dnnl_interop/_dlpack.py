@@ -57,11 +57,13 @@ _TYPES = {code: data_type for data_type, code in _CODES.items()}
 _c: dict[str, Any] = {}
 if lib.dnnl_interop_dlpack_install(id(_c)):
     raise ImportError("dnnl_interop._ffi: the DLPack capsule functions could not be installed")
-_export, _take = _c["export"], _c["take"]
+_export, _export_memory, _take = _c["export"], _c["export_memory"], _c["take"]
 _delete, _delete_versioned = lib.dnnl_interop_dlpack_delete, lib.dnnl_interop_dlpack_delete_versioned
-_call_keys = Owned._shared.call_keys
+_HANDLES: dict[int, tuple[Any, int]] = {}  # id(memory) -> (its handle, the handle's address), checked by identity
 _TEMPLATES: dict[tuple[object, ...], bytes] = {}  # (layout, device, strides) -> DLTensor template (see export)
-_HOST_TEMPLATES: dict[tuple[object, ...], bytes] = {}  # layout -> template, of CPU engine memory exported in place
+# layout -> (that layout, template) of CPU engine memory exported in place: a memory whose
+# layout key is that very object takes export's short path (a read-only one's is a copy).
+_HOST_TEMPLATES: dict[tuple[object, ...], tuple[tuple[object, ...], bytes]] = {}
 _MINORS: dict[object, int] = {None: -1, (1, 0): 0, (1, 1): 1}  # max_version -> the capsule's minor version
 
 
@@ -87,23 +89,6 @@ def device_of(memory: Any) -> tuple[int, int]:
 def _device_id(engine: Engine) -> int:
     """The index oneDNN gives the engine's device among the GPU engines it counts (0 if it counts none)."""
     return 0
-
-
-class _Exported:
-    """What a tensor exported without a copy keeps (its ``manager_ctx``): a use of the
-    memory's handle, so its buffer stays valid (and ``set_data_handle`` is refused,
-    as for a numpy view) until the consumer's deleter drops it."""
-
-    __slots__ = ("_memory", "_key")
-
-    def __init__(self, memory: Owned) -> None:
-        self._memory, self._key = memory, ("view", next(_call_keys))
-        memory._use(self._key)
-
-    def __del__(self) -> None:
-        memory = getattr(self, "_memory", None)
-        if memory is not None:
-            memory._release(self._key)
 
 
 def _max_minor(max_version: object) -> int:
@@ -135,15 +120,16 @@ def _device_name(device: tuple[int, int]) -> str:
 def export(memory: Any, stream: object, max_version: object, dl_device: object, copy: object) -> object:
     """``Memory.__dlpack__``: a PyCapsule (see the method's documentation)."""
     # The usual call first: host memory of a plain layout exported before, in place.
-    if dl_device is None and stream is None and copy is not True:
+    if dl_device is None and stream is None and (copy is None or copy is False):
         try:
-            template, minor = _HOST_TEMPLATES[memory._layout], _MINORS[max_version]
-            host = memory._keep[1]._runtime == "native"
+            layout = memory._layout
+            known, template = _HOST_TEMPLATES[layout]
+            minor = _MINORS[max_version]
+            host = known is layout and memory._keep[1]._runtime == "native"
         except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
             host = False
         if host:
-            owner = _Exported(memory)  # a user of the handle first, then the handle is read
-            return _export(template, _in_place(memory), owner, _flags(memory), minor)
+            return _in_place(memory, template, minor, 0)
     return _export_checked(memory, stream, max_version, dl_device, copy)
 
 
@@ -151,18 +137,30 @@ def _flags(memory: Any) -> int:
     return READ_ONLY if getattr(memory, "_read_only", False) else 0
 
 
-def _in_place(memory: Any) -> int:
-    """The address of the memory's buffer, once the work in flight that uses it is finished."""
-    memory._finish_work()  # the consumer reads at once: no work in flight may still write it
+def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
+    """A capsule over the memory's own buffer, once the work in flight that uses it is finished.
+
+    The C side registers a use of the memory's handle (ended by the consumer's
+    deleter), checks the handle is still the memory's, then reads its data handle.
+    """
+    if memory._users:
+        memory._finish_work()  # the consumer reads at once: no work in flight may still write it
     handle = memory._handle
-    if handle is None:
+    entry = _HANDLES.get(id(memory))
+    if entry is None or entry[0] is not handle:
+        if handle is None:
+            raise ClosedObjectError("memory: this Memory is closed")
+        if len(_HANDLES) > 4096:
+            _HANDLES.clear()
+        entry = _HANDLES[id(memory)] = (handle, int(ffi.cast("uintptr_t", handle)))
+    capsule = _export_memory(template, memory, handle, entry[1], flags, minor)
+    if capsule is None:
         raise ClosedObjectError("memory: this Memory is closed")
-    out = ffi.new("void **")
-    check(lib.dnnl_memory_get_data_handle(handle, out), "dnnl_memory_get_data_handle")
-    address = int(ffi.cast("uintptr_t", out[0]))
-    if not address and memory._size:
-        raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
-    return address
+    if capsule == 0:
+        if memory._size:
+            raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
+        capsule = _export(template, 0, memory, flags, minor)  # no data: nothing to keep valid
+    return capsule
 
 
 def _export_checked(memory: Any, stream: object, max_version: object, dl_device: object, copy: object) -> object:
@@ -218,20 +216,20 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
             "describe it (reorder it to a plain layout first: dnnl_interop.reordered)"
         )
     else:
-        owner = _Exported(memory)  # a user of the handle from here on: read it after
-        address = _in_place(memory)
-        strides = desc.strides
+        owner, address, strides = None, 0, desc.strides  # the memory's own buffer (see _in_place)
     key = (desc._layout, device, strides)
     template = _TEMPLATES.get(key)
     if template is None:
         if len(_TEMPLATES) > 1024:
             _TEMPLATES.clear()
         template = _TEMPLATES[key] = _template(desc.shape, strides, code, device)
-    if flags == _flags(memory) and device == (KDL_CPU, 0) == own:  # in place, on the CPU engine
+    if owner is not None:
+        return _export(template, address, owner, flags, minor)
+    if device == (KDL_CPU, 0):  # in place, on the CPU engine: export's short path from now on
         if len(_HOST_TEMPLATES) > 1024:
             _HOST_TEMPLATES.clear()
-        _HOST_TEMPLATES[desc._layout] = template
-    return _export(template, address, owner, flags, minor)
+        _HOST_TEMPLATES[desc._layout] = (desc._layout, template)
+    return _in_place(memory, template, minor, flags)
 
 
 def _template(

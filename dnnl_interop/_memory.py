@@ -504,7 +504,7 @@ class _HostView:
             "shape": desc.shape,
             "typestr": dtype.str,
             "strides": strides,
-            "data": (address, False),
+            "data": (address, bool(getattr(memory, "_read_only", False))),  # over a read-only tensor: read-only
         }
 
     def __del__(self) -> None:

@@ -442,6 +442,14 @@ def test_a_read_only_tensor_is_refused_as_an_output_before_execute(engine, strea
     np.testing.assert_array_equal(data, np.arange(12, dtype=np.float32).reshape(3, 4))  # never written
 
 
-def test_a_read_only_memory_exports_read_only(read_only):
+def test_a_read_only_memory_exports_read_only_and_views_it_read_only(read_only):
     memory, _ = read_only
     assert not np.from_dlpack(memory).flags.writeable
+    assert not np.asarray(memory).flags.writeable
+    with memory.mapped() as view:
+        assert not view.flags.writeable
+
+
+def test_host_memory_has_no_usm_array_interface(plain):
+    memory, _ = plain
+    assert not hasattr(memory, "__sycl_usm_array_interface__")

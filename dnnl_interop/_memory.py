@@ -74,7 +74,7 @@ class Memory(Owned):
     # _size is the bytes its buffer holds (the descriptor's size).
     # _repointing: set while another buffer is being switched in (_repoint).
     # _layout: the descriptor's layout key (see MemoryDesc), read once, for execute.
-    # _read_only: over a read-only tensor (from_dlpack); see mark_read_only.
+    # _read_only: over a read-only tensor (from_dlpack); see _mark_read_only.
     __slots__ = ("_executable", "_size", "_repointing", "_layout", "_read_only")
     _executable: CData | None
     _size: int

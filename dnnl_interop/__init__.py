@@ -9,7 +9,8 @@ names another module):
 
 * engines and streams: ``Engine`` (``Engine.cpu()``), ``Stream``;
 * memory: ``MemoryDesc``, ``Memory`` (``numpy.asarray(memory)``,
-  ``memory.mapped()``), ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
+  ``memory.mapped()``, ``numpy.from_dlpack(memory)``), ``from_dlpack``,
+  ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
 * primitives: ``reorder``, ``reordered``, ``PrimitiveDesc``, ``Primitive``
   (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
   indices, each also importable as ``ARG_SRC``, ...); ``PrimitiveAttr``,
@@ -123,6 +124,7 @@ _LAZY = {
     "make_primitive_cached": "_cached",
     "reorder_cached": "_cached",
     "reordered": "_primitive",
+    "from_dlpack": "_exchange",
     "PrimitiveAttr": "_attr",
     "PostOps": "_attr",
     "post_op_arg": "_attr",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from . import _stream
 from ._args import ARGS, Arg
 from ._enums import DataType
-from ._ffi import ffi
+from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
 from ._owned import Owned
@@ -168,6 +168,7 @@ def _refuse(
     what = f"args[{index!r}]"
     if memory._handle is None:
         raise ClosedObjectError(f"{what}: this Memory is closed")
+    _refuse_read_only(index, memory)
     if memory._repointing:
         raise RuntimeError(
             f"{what}: the memory is being given another buffer in another thread (set_data_handle); "
@@ -206,6 +207,25 @@ def _refuse(
             f"desc.arg_desc({index}), stream)"
         )
     return index
+
+
+# The execute arguments oneDNN writes: its outputs, the workspace and the scratchpad
+# (mean and variance too: a forward training pass writes them).
+_OUTPUT_NAMES = ("DST", "TO", "DIFF_SRC", "DIFF_WEIGHTS", "DIFF_BIAS", "DIFF_SCALE", "DIFF_SHIFT", "WORKSPACE",
+                 "SCRATCHPAD", "MEAN", "VARIANCE", "REDUCE", "ATTR_DROPOUT_MASK")
+_OUTPUTS = frozenset(value for name, value in ARGS.items() if name.removeprefix("ARG_").startswith(_OUTPUT_NAMES))
+
+
+def _refuse_read_only(index: int, memory: Memory) -> None:
+    """A memory over a read-only tensor (``Memory._mark_read_only``) is refused where oneDNN
+    writes, before anything runs. Such a memory's layout key never takes the fast path."""
+    if getattr(memory, "_read_only", False) and (
+        index in _OUTPUTS or lib.DNNL_ARG_MULTIPLE_DST <= index < lib.DNNL_ARG_MULTIPLE_DST + lib.DNNL_ARG_MULTIPLE_SRC
+    ):
+        raise ValueError(
+            f"args[{index}]: the memory is over a read-only tensor (from_dlpack of a read-only array); "
+            "oneDNN writes this argument: give a writable memory"
+        )
 
 
 def _explain(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from . import _dlpack
 from ._buffers import MEMORY_ALLOCATE, device_array, device_handle, host_buffer, refuse_allocate
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
 from ._enums import FormatKind
@@ -73,11 +74,13 @@ class Memory(Owned):
     # _size is the bytes its buffer holds (the descriptor's size).
     # _repointing: set while another buffer is being switched in (_repoint).
     # _layout: the descriptor's layout key (see MemoryDesc), read once, for execute.
-    __slots__ = ("_executable", "_size", "_repointing", "_layout")
+    # _read_only: over a read-only tensor (from_dlpack); see _mark_read_only.
+    __slots__ = ("_executable", "_size", "_repointing", "_layout", "_read_only")
     _executable: CData | None
     _size: int
     _repointing: bool
     _layout: tuple[object, ...]
+    _read_only: bool
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
@@ -392,6 +395,65 @@ class Memory(Owned):
             raise BufferError("memory: the view is read-only")
         return view
 
+    def __dlpack__(
+        self, *, stream: object = None, max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None, copy: bool | None = None,
+    ) -> object:
+        """The memory as a DLPack tensor: a PyCapsule, as the array API standard says
+        (``numpy.from_dlpack(memory)``, ``torch.from_dlpack(memory)``, ...).
+
+        Memory on the CPU engine is a ``kDLCPU`` tensor, USM memory (OpenCL USM,
+        Level Zero) a ``kDLOneAPI`` one, over the memory's own buffer: no copy,
+        strides in elements. Work in flight that uses the memory is finished first,
+        and the buffer stays valid (``set_data_handle`` refused) while the consumer
+        holds the tensor. ``max_version`` (1, x) gives a ``"dltensor_versioned"``
+        capsule (flags ``READ_ONLY`` for memory from a read-only tensor, ``IS_COPIED``
+        for a copy), otherwise a legacy ``"dltensor"`` one. ``copy=True`` gives a
+        host copy, ``copy=False`` refuses where a copy is needed (a blocked layout,
+        another device). ``dl_device=(1, 0)`` (kDLCPU) copies device memory to the
+        host, also an OpenCL buffer's (which is no tensor otherwise). See the DLPack
+        page of the documentation.
+
+        Raises:
+            BufferError: no tensor can be given as asked (a blocked layout with ``copy=False``,
+                a ``dl_device`` that cannot be served, an OpenCL buffer without a host copy, a
+                data type DLPack has no code for, no buffer, a ``stream`` for host memory).
+            TypeError: ``max_version``, ``dl_device`` or ``copy`` is of another type.
+            ClosedObjectError: ``memory`` is closed.
+        """
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(device_type, device_id)`` of :meth:`__dlpack__`'s tensor: ``(1, 0)``
+        (kDLCPU) on the CPU engine, ``(14, id)`` (kDLOneAPI) for USM memory,
+        ``(4, id)`` (kDLOpenCL) for an OpenCL buffer.
+
+        Raises:
+            ClosedObjectError: ``memory`` is closed.
+        """
+        return _dlpack.device_of(self)
+
+    @property
+    def __sycl_usm_array_interface__(self) -> dict[str, Any]:
+        """dpctl's USM array interface (version 1) of USM memory (OpenCL USM,
+        Level Zero): shape, typestr, ``data`` (pointer, read-only), strides in
+        elements, ``syclobj`` None (this binding has no SYCL queue; the
+        consumer names its own). Work in flight that uses the memory is
+        finished first; the interface keeps nothing alive: keep the memory.
+
+        Raises:
+            AttributeError: the memory is not USM memory (no interface, as for any object without one).
+            ClosedObjectError: ``memory`` is closed.
+        """
+        return _dlpack.usm_array_interface(self)
+
+    def _mark_read_only(self) -> None:
+        """From a read-only tensor: execute refuses it where oneDNN writes. Its layout key
+        becomes a copy, equal but never the same object, so every execute takes the
+        checked path (``_execution._refuse``), bound ones at ``bind``."""
+        self._read_only = True
+        self._layout = tuple(list(self._layout))
+
     def _use_data(self, pointers: Sequence[CData], kept: object) -> None:
         """Record the buffers the memory now uses; keep ``kept`` alive instead of the old."""
         self._keep = (*self._keep[:2], kept)
@@ -442,7 +504,7 @@ class _HostView:
             "shape": desc.shape,
             "typestr": dtype.str,
             "strides": strides,
-            "data": (address, False),
+            "data": (address, bool(getattr(memory, "_read_only", False))),  # over a read-only tensor: read-only
         }
 
     def __del__(self) -> None:

@@ -29,6 +29,7 @@ from ._enums import (
     Query,
     ScratchpadMode,
 )
+from ._exchange import from_dlpack
 from ._execution import BoundExecution
 from ._memory import MEMORY_NONE, Memory
 from ._memory_desc import MemoryDesc
@@ -56,6 +57,7 @@ __all__ = [
     "make_primitive_cached",
     "reorder_cached",
     "reordered",
+    "from_dlpack",
     "PrimitiveAttr",
     "PostOps",
     "post_op_arg",

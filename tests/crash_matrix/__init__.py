@@ -45,6 +45,7 @@ def all_cases() -> list[Case]:
     """Every case of the matrix, names unique."""
     from . import (
         generated,
+        sequences_dlpack,
         sequences_lifetime,
         sequences_loader,
         sequences_objects,
@@ -59,6 +60,7 @@ def all_cases() -> list[Case]:
         + sequences_objects.cases()
         + sequences_loader.cases()
         + sequences_primitives.cases()
+        + sequences_dlpack.cases()
     )
     names = [case.name for case in cases]
     duplicates = sorted({name for name in names if names.count(name) > 1})

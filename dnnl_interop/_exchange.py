@@ -1,0 +1,194 @@
+"""Arrays of other libraries taken in as Memory without a copy: DLPack
+(:func:`from_dlpack`) and dpctl's ``__sycl_usm_array_interface__``
+(:func:`from_usm_array_interface`).
+
+The memory uses the producer's buffer where it lies and keeps the producer
+alive (a DLPack tensor: its deleter is called exactly once, when the memory's
+handle is destroyed). A read-only tensor gives a memory that execute refuses
+where oneDNN writes (``Memory._mark_read_only``).
+
+Entry points for other doors (``Memory.from_array``):
+:func:`memory_from_dlpack` (an object with ``__dlpack__``),
+:func:`from_usm_array_interface` (an object with ``__sycl_usm_array_interface__``)
+and :func:`memory_from_capsule` (a capsule already made).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from ._buffers import UncheckedPointer
+from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, take
+from ._engine import Engine
+from ._enums import DataType, EngineKind
+from ._memory import OCL_USM, Memory, make_ocl_memory, make_ze_memory
+from ._memory_desc import MemoryDesc
+from ._validate import data_type
+
+__all__ = ["from_dlpack"]
+
+# Reused while a memory holds them (weakly: nothing of this binding outlives its users).
+_DESCS: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
+_default_engine: list[weakref.ref[Engine]] = []
+_default_lock = threading.Lock()
+
+
+class _KeptPointer(UncheckedPointer):
+    """The address of a tensor's data, holding what keeps the data valid (the
+    taken DLPack tensor, or the array of a USM interface) for as long as the
+    memory keeps this (its buffer)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, address: int, kept: object) -> None:
+        super().__init__(address)
+        object.__setattr__(self, "kept", kept)
+
+
+def cpu_engine() -> Engine:
+    """The CPU engine ``from_dlpack`` uses for a kDLCPU tensor when given none: shared by
+    the memories made so, and made again once none is left (or it was closed)."""
+    with _default_lock:
+        engine = _default_engine[0]() if _default_engine else None
+        if engine is None or engine.closed:
+            engine = Engine(EngineKind.CPU, 0)
+            _default_engine[:] = [weakref.ref(engine)]
+        return engine
+
+
+def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None = None) -> Memory:
+    """A :class:`Memory` over the data of ``x``, any object with ``__dlpack__``
+    (a numpy array, a torch tensor, a Memory, ...), as ``numpy.from_dlpack``.
+
+    ``engine``: the engine the memory lives on. For a kDLCPU tensor, None
+    takes a CPU engine shared by the memories made so (``memory.engine``;
+    made again once none of them is left), and a CPU engine given is used; for a
+    kDLOneAPI (USM) tensor an OpenCL or Level Zero engine of the context the
+    pointer belongs to is required (oneDNN checks the pointer). ``copy``:
+    passed on to the producer (``copy=True`` asks it for a copy,
+    ``copy=False`` forbids one); no copy is made here.
+
+    The memory uses the tensor's data where it lies (its descriptor is the
+    tensor's shape, data type and strides) and keeps the producer's tensor
+    until the memory's handle is destroyed, then calls its deleter once. A
+    read-only tensor (numpy's read-only arrays, ``READ_ONLY``) gives a memory
+    that execute refuses as an output (dst, diff_src, workspace, ...).
+
+    Raises:
+        TypeError: ``x`` has no ``__dlpack__``, it gives no DLPack capsule, or ``engine`` is no Engine.
+        BufferError: the tensor cannot be a memory of ``engine``: another device (kDLCUDA, ...),
+            a data type or layout oneDNN has no descriptor for (sub-byte or vector types,
+            negative strides), a kDLOneAPI tensor without an engine; or the producer refuses.
+        ClosedObjectError: ``engine`` is closed.
+    """
+    return memory_from_dlpack(x, engine, copy, "x")
+
+
+def memory_from_dlpack(x: object, engine: Engine | None, copy: bool | None, what: str) -> Memory:
+    """:func:`from_dlpack` (``what`` names the argument in messages)."""
+    method = getattr(type(x), "__dlpack__", None)
+    if method is None:
+        raise TypeError(f"{what}: a {type(x).__name__} has no __dlpack__ (it is no DLPack producer)")
+    if engine is not None and not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
+    if copy is not None and copy is not True and copy is not False:
+        raise TypeError(f"copy: expected None, True or False, got {copy!r}")
+    try:
+        capsule = x.__dlpack__(max_version=(1, 1), copy=copy)  # type: ignore[attr-defined]
+    except TypeError:  # a producer of before the array API's 2023 revision: no keywords
+        if copy is not None:
+            raise
+        capsule = x.__dlpack__()  # type: ignore[attr-defined]
+    return memory_from_capsule(capsule, engine, what)
+
+
+def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x") -> Memory:
+    """A Memory over the tensor of a DLPack ``capsule`` (taken, renamed, released with the memory)."""
+    taken = take(capsule, what)
+    device = taken.device
+    if device[0] == KDL_CPU:
+        if engine is None:
+            engine = cpu_engine()
+        elif engine._runtime != "native":
+            raise BufferError(f"engine: a host tensor (kDLCPU) is memory of the CPU engine, not of {engine!r}")
+    elif device[0] == KDL_ONEAPI:
+        if engine is None or engine._runtime == "native":
+            raise BufferError(
+                f"engine: a USM tensor (kDLOneAPI, device {device[1]}) needs the OpenCL or Level Zero engine "
+                "of its context (from_dlpack(x, engine=...))"
+            )
+    else:
+        raise BufferError(
+            f"{what}: a tensor on {DEVICE_NAMES.get(device[0], device[0])} (device {device[1]}); oneDNN here "
+            "takes kDLCPU (the CPU engine) and kDLOneAPI (USM) tensors"
+        )
+    if taken.data_type is None:
+        code, bits, lanes = taken.code
+        raise BufferError(f"{what}: DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no oneDNN type")
+    return _memory(taken, taken.address, taken.shape, taken.data_type, taken.strides,
+                   bool(taken.flags & READ_ONLY), engine, what)
+
+
+def _memory(
+    kept: object, address: int, shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...],
+    read_only: bool, engine: Engine, what: str,
+) -> Memory:
+    """A Memory of ``engine`` over ``address``, keeping ``kept``."""
+    if any(s < 0 for s in strides):
+        raise BufferError(f"{what}: strides {strides} (elements): oneDNN has no reversed layouts")
+    key = (shape, dtype, strides)
+    desc = _DESCS.get(key)
+    if desc is None or desc.closed:
+        try:
+            desc = _DESCS[key] = MemoryDesc(shape, dtype, strides=strides)
+        except ValueError as error:
+            raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
+    pointer = _KeptPointer(address, kept)
+    runtime = engine._runtime
+    if runtime == "native":
+        memory = Memory(desc, engine, pointer)
+    elif runtime == "ze":
+        memory = make_ze_memory(desc, engine, pointer)
+    else:
+        memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
+    if read_only:
+        memory._mark_read_only()
+    return memory
+
+
+def from_usm_array_interface(x: object, engine: Engine, what: str = "x") -> Memory:
+    """A Memory of ``engine`` (OpenCL USM or Level Zero) over the data of ``x``, an object
+    with dpctl's ``__sycl_usm_array_interface__`` (version 1), kept alive by the memory.
+
+    The interface says nothing of work in flight: the producer's work must be finished.
+
+    Raises:
+        TypeError: ``x`` has no interface, or one of another form; ``engine`` is no Engine.
+        ValueError: the interface describes data oneDNN has no descriptor for.
+        BufferError: ``engine`` is the CPU engine.
+    """
+    interface: Any = getattr(x, "__sycl_usm_array_interface__", None)
+    if not isinstance(interface, dict):
+        raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+    if engine._runtime == "native":
+        raise BufferError("engine: USM data is memory of an OpenCL or Level Zero engine, not of the CPU engine")
+    import numpy
+
+    try:
+        shape = tuple(int(n) for n in interface["shape"])
+        dtype = numpy.dtype(interface["typestr"])
+        address, read_only = interface["data"]
+        strides = interface.get("strides")
+        offset = int(interface.get("offset", 0) or 0)
+    except (KeyError, TypeError, ValueError) as error:
+        raise TypeError(f"{what}: __sycl_usm_array_interface__ is not of version 1's form ({error})") from None
+    strides = tuple(int(s) for s in strides) if strides is not None else None
+    if strides is None:
+        strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
+    return _memory(x, int(address) + offset * dtype.itemsize, shape, data_type(dtype), strides,
+                   bool(read_only), engine, what)
+

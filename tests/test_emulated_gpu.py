@@ -203,6 +203,18 @@ def test_clDeinitLayer_succeeds(layer):
     assert layer.clDeinitLayer() == CL_SUCCESS
 
 
+def test_the_layer_exports_its_host_wait_counts_all_zero_before_any_call(layer):
+    counts = (ctypes.c_ulonglong * 8)(*range(1, 9))
+    assert layer.dnnl_interop_emulated_gpu_counts(counts, 8) == len(emulated_gpu.HostWaits._fields)
+    assert list(counts) == [0, 0, 0, 0, 5, 6, 7, 8]  # only the counts it keeps are written
+
+
+def test_host_waits_needs_the_emulated_gpu_on_in_this_process():
+    assert not emulated_gpu.is_enabled()
+    with pytest.raises(emulated_gpu.EmulatedGpuError, match="^host_waits: the emulated GPU is not on"):
+        emulated_gpu.host_waits()
+
+
 # --- what OpenCL reports with the layer on (children) -------------------------------
 
 

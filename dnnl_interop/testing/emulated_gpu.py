@@ -433,7 +433,8 @@ def host_waits() -> HostWaits:
     """The calls that made the host wait for OpenCL work in this process so far
     (see :class:`HostWaits`), counted by the layer.
 
-    Raises :class:`EmulatedGpuError` unless the emulated GPU is on in this process.
+    Raises:
+        EmulatedGpuError: the emulated GPU is not on in this process.
     """
     import ctypes
 

@@ -6,10 +6,11 @@ buffer) as the object its buffer lives by, ``Memory._keep[2]``. An Array's
 ``events`` are the work still writing or reading it. At an execute on an
 OpenCL stream whose memories include Arrays (:func:`execute_over_arrays`):
 
-* before: the Arrays' events become the work's dependencies. oneDNN gives
-  dependencies to its kernels on out-of-order queues only; on an in-order
-  queue a barrier waiting for them is enqueued first, which holds back what
-  follows it on the queue;
+* before: the Arrays' events not complete yet become the work's
+  dependencies (asking is cheaper than a dependency on a finished event).
+  oneDNN gives dependencies to its kernels on out-of-order queues only; on
+  an in-order queue a barrier waiting for them is enqueued first, which
+  holds back what follows it on the queue;
 * after: the work's completion event, oneDNN's on an out-of-order queue or a
   marker enqueued after it on an in-order one (where oneDNN returns none), is
   added to every Array (``add_event``), inputs and outputs alike, as pyopencl
@@ -115,7 +116,7 @@ def execute_over_arrays(
         return call(c_primitive, c_stream, nargs, c_args)
     queue, queue_address, out_of_order, cl = known
     elsewhere = False  # an Array on another queue than the stream's
-    events: list[pyopencl.Event] = []  # those not complete yet: a dependency costs the runtime more than asking
+    events: list[pyopencl.Event] = []  # those not complete yet
     for array in arrays:
         for event in array.events:
             if event.command_execution_status != _COMPLETE:

@@ -211,7 +211,7 @@ def test_the_layer_exports_its_host_wait_counts_all_zero_before_any_call(layer):
 
 def test_host_waits_needs_the_emulated_gpu_on_in_this_process():
     assert not emulated_gpu.is_enabled()
-    with pytest.raises(emulated_gpu.EmulatedGpuError, match="^host_waits: the emulated GPU is not on"):
+    with pytest.raises(emulated_gpu.EmulatedGpuError, match=r"^host_waits: the emulated GPU is not on"):
         emulated_gpu.host_waits()
 
 

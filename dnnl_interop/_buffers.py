@@ -308,12 +308,18 @@ def _cffi_handle(data: CData, size: int, data_type: int | None, what: str, runti
     return ffi.cast(_VOID_POINTER, data), data
 
 
+# [pyopencl.array.Array] once a memory was made over an Array, empty until then: execute
+# looks for Arrays behind its memories only after that (see _array_events).
+array_types: list[type] = []
+
+
 def device_array(
     data: object, layout: Layout, dtype: numpy.dtype[Any] | None, buffer_kind: bool, what: str
 ) -> object:
     """The ``pyopencl.Buffer`` of a ``pyopencl.array.Array`` given as a memory's
     OpenCL buffer, once the Array is checked against the descriptor (``layout``
-    and ``dtype``); anything else unchanged (:func:`device_handle` checks it)."""
+    and ``dtype``); anything else unchanged (:func:`device_handle` checks it).
+    The memory keeps the Array itself, whose events order the work on it."""
     arrays = sys.modules.get("pyopencl.array")  # never imported here: no Array exists without it
     if arrays is None or not isinstance(data, arrays.Array):
         return data
@@ -344,6 +350,8 @@ def device_array(
             f"{what}: the Array's layout (shape {given_shape}, strides {given_strides} bytes) is not the "
             f"descriptor's ({theirs}); describe it with MemoryDesc.from_array(array)"
         )
+    if not array_types:
+        array_types.append(arrays.Array)
     return base
 
 

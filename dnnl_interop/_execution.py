@@ -2,7 +2,10 @@
 work uses (see ``_stream``), and explaining a refused execution.
 
 Every execute goes through :func:`submit`: ``Primitive.execute``,
-``ocl.execute`` and ``ze.execute``.
+``ocl.execute`` and ``ze.execute``. On an OpenCL stream, an execute given
+memories made over ``pyopencl.array.Array`` objects is ordered with their
+events (``_array_events``): ``Primitive.execute`` then goes through OpenCL's
+execute, which takes dependencies.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import _stream
 from ._args import ARGS, Arg
+from ._array_events import OclExecute, arrays_behind, execute_over_arrays
+from ._buffers import array_types
 from ._enums import DataType
 from ._ffi import ffi, lib
 from ._library import status_error
@@ -29,6 +34,7 @@ _shared = Owned._shared
 _call_keys = _shared.call_keys
 _NULL = ffi.NULL
 _new = ffi.new
+_plain_execute = lib.dnnl_primitive_execute  # routed through OpenCL's execute when Arrays are behind the memories
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 # The first item of the layout a primitive expects at its scales and zero points:
 # (VALUES, data type), values of that type read in order, whatever the memory's shape.
@@ -140,7 +146,12 @@ def submit(
             for index in required:
                 if args.get(index) is None:
                     raise _missing(name, required, items)
-        status = call(c_primitive, c_stream, len(entries), c_args)
+        if array_types and (call is _plain_execute or type(call) is OclExecute):
+            # A memory over a pyopencl Array exists: order the work with the events of those given.
+            status = execute_over_arrays(call, stream, items, array_types[0], c_primitive, c_stream,
+                                         len(entries), c_args)
+        else:
+            status = call(c_primitive, c_stream, len(entries), c_args)
         if status:
             raise _explain(status, name, primitive, stream, list(items), runtime)
     finally:
@@ -297,7 +308,9 @@ class BoundExecution:
     any execute does (so a wait, a close or a re-pointing treats it the same),
     checks that nothing was closed since, and calls oneDNN. The memories'
     buffers may change meanwhile (``set_data_handle``): oneDNN reads them at
-    each submission.
+    each submission. Memories over ``pyopencl.array.Array`` objects on an
+    OpenCL stream make every :meth:`execute` a full ``Primitive.execute``:
+    the Arrays' events, which order it, are read anew at each submission.
 
     It holds the handles of its primitive and memories, as a primitive holds
     its engine's: one of them closed meanwhile is refused at once, and its
@@ -309,7 +322,7 @@ class BoundExecution:
             (when made by ``Primitive.bind``).
     """
 
-    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories",
+    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_over_arrays",
                  "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
@@ -336,6 +349,10 @@ class BoundExecution:
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
         self._call, self._call_and_wait, self._name, self._args = call, call_and_wait, name, args
+        # Memories over pyopencl Arrays on an OpenCL stream: each execute orders itself with the
+        # Arrays' events as they are then, so it takes submit's path (see _unchanged).
+        self._over_arrays = bool(array_types) and stream.engine._runtime == "ocl" \
+            and bool(arrays_behind(args.items(), array_types[0]))
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
             obj._users[key] = True
@@ -434,6 +451,8 @@ class BoundExecution:
         changes = _shared.changes  # read first: a change during the checks is seen at the next call
         if self._primitive._handle is not self._c_call[0]:
             raise ClosedObjectError("primitive: this Primitive is closed")
+        if self._over_arrays:  # never checked once and for all: the Arrays' events change at every call
+            return False
         for memory, handle in self._memories:
             if memory._executable is not handle:  # closed, or given another buffer since
                 return False

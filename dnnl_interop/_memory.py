@@ -627,9 +627,13 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
 def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> None:
     """An OpenCL engine's memory: ``kind`` OCL_BUFFER (a cl_mem) or OCL_USM."""
     runtime = "ocl_usm" if kind == OCL_USM else "cl_mem"
+    array = None
     if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
-        handle = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == OCL_BUFFER, "handle")
+        buffer = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == OCL_BUFFER, "handle")
+        array, handle = (handle if buffer is not handle else None), buffer
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
+    if array is not None:
+        keep = array  # it holds the buffer, and its events order execute (see _array_events)
     given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
     if isinstance(engine, Engine) and any(hasattr(type(h), "context") for h in given):  # pyopencl objects
         with using((engine, Engine, "engine")) as c_engine:

@@ -20,6 +20,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ._array_events import OclExecute
 from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
 from ._engine import Engine, explain_runtime
@@ -292,6 +293,9 @@ def make_memory(
     descriptor's (``MemoryDesc.from_array(array)`` describes it) and it
     starts at the beginning of its buffer (``offset`` 0); ``ValueError`` or
     ``TypeError`` naming ``handle`` otherwise. :func:`as_array` goes back.
+    The memory keeps the Array (and, through it, its buffer): executions
+    that use the memory wait for the Array's events and add their own
+    completion to them (see :func:`execute`).
 
     Raises:
         TypeError: ``desc`` is not a MemoryDesc, ``engine`` not an Engine, ``kind`` not a
@@ -437,7 +441,17 @@ def execute(
 
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
     reference is the caller's), or None on an in-order queue. Everything the
-    work uses stays alive until ``stream.wait()`` or the stream's close.
+    work uses stays alive until ``stream.wait()`` or the stream's close, or
+    until the work's event completes.
+
+    Memories made over ``pyopencl.array.Array`` objects order the work with
+    pyopencl's, with no wait on the host: it runs after the events of those
+    Arrays (``array.events``, as if given in ``deps``), and its completion
+    event is added to each of them (``array.add_event``), so pyopencl work
+    on them afterwards, on any queue, runs after it. On an in-order queue,
+    where oneDNN gives no event and ignores dependencies, a barrier waiting
+    for the Arrays' events comes before the work and a marker after it
+    stands for its completion. ``Primitive.execute`` does the same.
 
     Raises:
         TypeError: ``deps`` is not a sequence of events, an event is of another kind, ``stream``
@@ -459,24 +473,11 @@ def execute(
     events = [required_handle(event, _CL_EVENT, f"deps[{i}]") for i, event in enumerate(deps)]
     if events and isinstance(stream, Stream):
         check_ocl_context(deps, _engine_context(stream.engine), "deps")
-    c_deps = ffi.new("cl_event[]", events) if events else ffi.NULL
-    event = ffi.new("cl_event *")
-
-    def call(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
-        return lib.dnnl_ocl_interop_primitive_execute(
-            c_primitive, c_stream, nargs, c_args, c_deps, len(events), event
-        )
-
+    call = OclExecute(events, stream)
     if isinstance(primitive, Primitive):
         args = primitive._with_scratchpad(stream, args)
     submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute", "ocl")
-    if event[0] == ffi.NULL:
-        return None
-    cl = _pyopencl()
-    returned: pyopencl.Event = cl.Event.from_int_ptr(address_of(event[0]), retain=False)
-    ours = cl.Event.from_int_ptr(address_of(event[0]), retain=True)
-    stream._track_event(lambda: ours.command_execution_status == cl.command_execution_status.COMPLETE)
-    return returned
+    return call.returned
 
 
 # --- cached creation ---------------------------------------------------------------

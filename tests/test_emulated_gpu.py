@@ -54,6 +54,13 @@ OVERRIDDEN = {
     "clCreateKernelsInProgram",
     "clReleaseKernel",
     "clCloneKernel",
+    # counted, then passed on (host waits)
+    "clFinish",
+    "clWaitForEvents",
+    "clGetEventInfo",
+    "clEnqueueReadBuffer",
+    "clEnqueueWriteBuffer",
+    "clEnqueueMapBuffer",
 }
 KERNELS = "kernel void twice(global float *x) { x[get_global_id(0)] *= 2; }\n" \
           "kernel void thrice(global float *x) { x[get_global_id(0)] *= 3; }\n"
@@ -188,12 +195,24 @@ def test_clInitLayerWithProperties_takes_no_properties_and_refuses_any(layer):
 
 
 def test_a_loader_table_too_short_for_the_overrides_is_refused(layer):
-    short = ENTRIES.index("clGetKernelInfo")  # the last entry an override calls is missing
+    short = ENTRIES.index("clEnqueueMapBuffer")  # the last entry an override calls is missing
     assert _init(layer, _fake_table(short)) == (CL_INVALID_VALUE, None)
 
 
 def test_clDeinitLayer_succeeds(layer):
     assert layer.clDeinitLayer() == CL_SUCCESS
+
+
+def test_the_layer_exports_its_host_wait_counts_all_zero_before_any_call(layer):
+    counts = (ctypes.c_ulonglong * 8)(*range(1, 9))
+    assert layer.dnnl_interop_emulated_gpu_counts(counts, 8) == len(emulated_gpu.HostWaits._fields)
+    assert list(counts) == [0, 0, 0, 0, 5, 6, 7, 8]  # only the counts it keeps are written
+
+
+def test_host_waits_needs_the_emulated_gpu_on_in_this_process():
+    assert not emulated_gpu.is_enabled()
+    with pytest.raises(emulated_gpu.EmulatedGpuError, match=r"^host_waits: the emulated GPU is not on"):
+        emulated_gpu.host_waits()
 
 
 # --- what OpenCL reports with the layer on (children) -------------------------------

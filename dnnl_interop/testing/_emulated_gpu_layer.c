@@ -22,6 +22,13 @@
  *                       released, and oneDNN reads the program of a live
  *                       kernel for primitive cache blobs.
  *
+ * It also counts the calls that make the host wait for queued work, on any
+ * platform and through any loader, for tests that check that work is ordered
+ * by events alone: clFinish, clWaitForEvents, blocking clEnqueueReadBuffer /
+ * WriteBuffer / MapBuffer, and (no wait, but what a polling loop repeats)
+ * clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS). Those calls pass on
+ * unchanged; dnnl_interop_emulated_gpu_counts reads the counts.
+ *
  * Everything else, and every device of any other platform, passes through
  * unchanged. The layer reads no environment variable and links no OpenCL
  * library. Several loaders may load it in one process (pyopencl's and the
@@ -205,6 +212,73 @@ static cl_int release_kernel(const cl_icd_dispatch *next, cl_kernel kernel)
     return status;
 }
 
+/* --- counting host waits -------------------------------------------------- */
+
+enum { COUNT_FINISH, COUNT_WAIT_FOR_EVENTS, COUNT_BLOCKING_TRANSFERS, COUNT_STATUS_QUERIES, COUNTS };
+
+static unsigned long long counts[COUNTS];
+
+static void count(int which)
+{
+    __atomic_fetch_add(&counts[which], 1, __ATOMIC_RELAXED);
+}
+
+/* The counts since the layer was loaded, in the order of the enum above, into
+ * out[0 .. n-1]; returns how many counts the layer keeps. */
+EXPORT int dnnl_interop_emulated_gpu_counts(unsigned long long *out, int n)
+{
+    for (int i = 0; i < n && i < COUNTS; ++i)
+        out[i] = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+    return COUNTS;
+}
+
+static cl_int finish(const cl_icd_dispatch *next, cl_command_queue queue)
+{
+    count(COUNT_FINISH);
+    return next->clFinish(queue);
+}
+
+static cl_int wait_for_events(const cl_icd_dispatch *next, cl_uint num_events, const cl_event *events)
+{
+    count(COUNT_WAIT_FOR_EVENTS);
+    return next->clWaitForEvents(num_events, events);
+}
+
+static cl_int get_event_info(const cl_icd_dispatch *next, cl_event event, cl_event_info name, size_t capacity,
+                             void *out, size_t *size_ret)
+{
+    if (name == CL_EVENT_COMMAND_EXECUTION_STATUS)
+        count(COUNT_STATUS_QUERIES);
+    return next->clGetEventInfo(event, name, capacity, out, size_ret);
+}
+
+static cl_int read_buffer(const cl_icd_dispatch *next, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                          size_t offset, size_t size, void *ptr, cl_uint waits, const cl_event *wait_list,
+                          cl_event *event)
+{
+    if (blocking)
+        count(COUNT_BLOCKING_TRANSFERS);
+    return next->clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr, waits, wait_list, event);
+}
+
+static cl_int write_buffer(const cl_icd_dispatch *next, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                           size_t offset, size_t size, const void *ptr, cl_uint waits, const cl_event *wait_list,
+                           cl_event *event)
+{
+    if (blocking)
+        count(COUNT_BLOCKING_TRANSFERS);
+    return next->clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, waits, wait_list, event);
+}
+
+static void *map_buffer(const cl_icd_dispatch *next, cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                        cl_map_flags flags, size_t offset, size_t size, cl_uint waits, const cl_event *wait_list,
+                        cl_event *event, cl_int *error)
+{
+    if (blocking)
+        count(COUNT_BLOCKING_TRANSFERS);
+    return next->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, waits, wait_list, event, error);
+}
+
 /* --- one set of entry points per loader ----------------------------------- */
 
 #define SLOT(n)                                                                                              \
@@ -234,6 +308,37 @@ static cl_int release_kernel(const cl_icd_dispatch *next, cl_kernel kernel)
     static cl_int CL_API_CALL slot##n##_release_kernel(cl_kernel k)                                          \
     {                                                                                                        \
         return release_kernel(targets[n], k);                                                               \
+    }                                                                                                        \
+    static cl_int CL_API_CALL slot##n##_finish(cl_command_queue q)                                           \
+    {                                                                                                        \
+        return finish(targets[n], q);                                                                       \
+    }                                                                                                        \
+    static cl_int CL_API_CALL slot##n##_wait_for_events(cl_uint c, const cl_event *l)                        \
+    {                                                                                                        \
+        return wait_for_events(targets[n], c, l);                                                           \
+    }                                                                                                        \
+    static cl_int CL_API_CALL slot##n##_get_event_info(cl_event v, cl_event_info p, size_t c, void *o,       \
+                                                       size_t *r)                                            \
+    {                                                                                                        \
+        return get_event_info(targets[n], v, p, c, o, r);                                                   \
+    }                                                                                                        \
+    static cl_int CL_API_CALL slot##n##_read_buffer(cl_command_queue q, cl_mem b, cl_bool k, size_t o,       \
+                                                    size_t s, void *p, cl_uint c, const cl_event *w,         \
+                                                    cl_event *e)                                             \
+    {                                                                                                        \
+        return read_buffer(targets[n], q, b, k, o, s, p, c, w, e);                                          \
+    }                                                                                                        \
+    static cl_int CL_API_CALL slot##n##_write_buffer(cl_command_queue q, cl_mem b, cl_bool k, size_t o,      \
+                                                     size_t s, const void *p, cl_uint c, const cl_event *w,  \
+                                                     cl_event *e)                                            \
+    {                                                                                                        \
+        return write_buffer(targets[n], q, b, k, o, s, p, c, w, e);                                         \
+    }                                                                                                        \
+    static void *CL_API_CALL slot##n##_map_buffer(cl_command_queue q, cl_mem b, cl_bool k, cl_map_flags f,   \
+                                                  size_t o, size_t s, cl_uint c, const cl_event *w,          \
+                                                  cl_event *e, cl_int *r)                                    \
+    {                                                                                                        \
+        return map_buffer(targets[n], q, b, k, f, o, s, c, w, e, r);                                        \
     }
 
 SLOT(0)
@@ -248,12 +353,20 @@ struct overrides {
     clCreateKernelsInProgram_t *create_kernels_in_program;
     clCloneKernel_t *clone_kernel;
     clReleaseKernel_t *release_kernel;
+    clFinish_t *finish;
+    clWaitForEvents_t *wait_for_events;
+    clGetEventInfo_t *get_event_info;
+    clEnqueueReadBuffer_t *read_buffer;
+    clEnqueueWriteBuffer_t *write_buffer;
+    clEnqueueMapBuffer_t *map_buffer;
 };
 
-#define OVERRIDES(n)                                                                              \
-    {                                                                                             \
-        slot##n##_get_device_info, slot##n##_get_device_ids, slot##n##_create_kernel,             \
-            slot##n##_create_kernels_in_program, slot##n##_clone_kernel, slot##n##_release_kernel \
+#define OVERRIDES(n)                                                                               \
+    {                                                                                              \
+        slot##n##_get_device_info, slot##n##_get_device_ids, slot##n##_create_kernel,              \
+            slot##n##_create_kernels_in_program, slot##n##_clone_kernel, slot##n##_release_kernel, \
+            slot##n##_finish, slot##n##_wait_for_events, slot##n##_get_event_info,                 \
+            slot##n##_read_buffer, slot##n##_write_buffer, slot##n##_map_buffer                    \
     }
 
 static const struct overrides slots[MAX_LOADERS] = {OVERRIDES(0), OVERRIDES(1), OVERRIDES(2), OVERRIDES(3)};
@@ -266,7 +379,7 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target, cl_
     int slot;
 
     /* Every entry the overrides call must exist in the loader's table. */
-    if (!target || !num_entries_ret || !layer_dispatch_ret || num_entries <= ENTRY(clGetKernelInfo))
+    if (!target || !num_entries_ret || !layer_dispatch_ret || num_entries <= ENTRY(clEnqueueMapBuffer))
         return CL_INVALID_VALUE;
     slot = __atomic_fetch_add(&loaders_seen, 1, __ATOMIC_ACQ_REL);
     if (slot >= MAX_LOADERS)
@@ -284,6 +397,12 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target, cl_
     table->clCreateKernel = slots[slot].create_kernel;
     table->clCreateKernelsInProgram = slots[slot].create_kernels_in_program;
     table->clReleaseKernel = slots[slot].release_kernel;
+    table->clFinish = slots[slot].finish;
+    table->clWaitForEvents = slots[slot].wait_for_events;
+    table->clGetEventInfo = slots[slot].get_event_info;
+    table->clEnqueueReadBuffer = slots[slot].read_buffer;
+    table->clEnqueueWriteBuffer = slots[slot].write_buffer;
+    table->clEnqueueMapBuffer = slots[slot].map_buffer;
     if (num_entries > ENTRY(clCloneKernel) && target->clCloneKernel)
         table->clCloneKernel = slots[slot].clone_kernel;
 

@@ -80,6 +80,8 @@ __all__ = [
     "layer_path",
     "runtime_path",
     "opencl_loaders_loaded",
+    "HostWaits",
+    "host_waits",
     "PLATFORM_NAME",
     "IP_VERSION",
     "LAYER_FILENAME",
@@ -393,6 +395,59 @@ def enabled() -> Iterator[EmulatedGpu]:
     scopes the name ``gpu``.
     """
     yield enable()
+
+
+# --- counting host waits ------------------------------------------------------
+
+
+class HostWaits(NamedTuple):
+    """How many OpenCL calls that make the host wait went through the layer
+    (every platform, every loader in the process), from :func:`host_waits`.
+
+    Subtract two readings to count the calls of the code between them.
+    """
+
+    finish: int
+    """``clFinish`` calls."""
+    wait_for_events: int
+    """``clWaitForEvents`` calls (``Event.wait()``, ``pyopencl.wait_for_events``, ...)."""
+    blocking_transfers: int
+    """Blocking ``clEnqueueReadBuffer`` / ``WriteBuffer`` / ``MapBuffer`` calls
+    (``Array.get()``, ``enqueue_copy(..., is_blocking=True)``, ...)."""
+    status_queries: int
+    """``clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)`` calls: no wait, but what a
+    loop polling for completion repeats."""
+
+    @property
+    def waits(self) -> int:
+        """The calls that wait: ``finish + wait_for_events + blocking_transfers``."""
+        return self.finish + self.wait_for_events + self.blocking_transfers
+
+    def __sub__(self, other: object) -> HostWaits:
+        if not isinstance(other, HostWaits):
+            return NotImplemented
+        return HostWaits(*(mine - theirs for mine, theirs in zip(self, other, strict=True)))
+
+
+def host_waits() -> HostWaits:
+    """The calls that made the host wait for OpenCL work in this process so far
+    (see :class:`HostWaits`), counted by the layer.
+
+    Raises:
+        EmulatedGpuError: the emulated GPU is not on in this process.
+    """
+    import ctypes
+
+    if _gpu is None:
+        raise EmulatedGpuError("host_waits: the emulated GPU is not on in this process (emulated_gpu.enable())")
+    # The loaders opened the layer by this path: dlopen gives back the same library, with its counts.
+    layer = ctypes.CDLL(str(layer_path()))
+    read = layer.dnnl_interop_emulated_gpu_counts
+    read.argtypes = [ctypes.POINTER(ctypes.c_ulonglong), ctypes.c_int]
+    read.restype = ctypes.c_int
+    counts = (ctypes.c_ulonglong * len(HostWaits._fields))()
+    read(counts, len(counts))
+    return HostWaits(*counts)
 
 
 # --- work in a child process ---------------------------------------------------

@@ -40,6 +40,9 @@ typedef struct _cl_platform_id *    cl_platform_id;
 typedef struct _cl_device_id *      cl_device_id;
 typedef struct _cl_program *        cl_program;
 typedef struct _cl_kernel *         cl_kernel;
+typedef struct _cl_command_queue *  cl_command_queue;
+typedef struct _cl_mem *            cl_mem;
+typedef struct _cl_event *          cl_event;
 
 typedef cl_ulong            cl_bitfield;
 typedef cl_ulong            cl_properties;
@@ -49,6 +52,9 @@ typedef cl_uint             cl_device_info;
 typedef cl_uint             cl_program_info;
 typedef cl_uint             cl_kernel_info;
 typedef cl_uint cl_version;
+typedef cl_uint             cl_bool;
+typedef cl_bitfield         cl_map_flags;
+typedef cl_uint             cl_event_info;
 
 #define CL_SUCCESS                                  0
 #define CL_DEVICE_NOT_FOUND                         -1
@@ -69,6 +75,8 @@ typedef cl_uint cl_version;
 
 #define CL_KERNEL_REFERENCE_COUNT                   0x1192
 #define CL_KERNEL_PROGRAM                           0x1194
+
+#define CL_EVENT_COMMAND_EXECUTION_STATUS           0x11D3
 
 /* cl_ext.h: cl_intel_device_attribute_query */
 #define CL_DEVICE_IP_VERSION_INTEL                          0x4250
@@ -135,6 +143,54 @@ typedef cl_int CL_API_CALL clGetKernelInfo_t(
 
 typedef cl_kernel CL_API_CALL clCloneKernel_t(
     cl_kernel source_kernel,
+    cl_int* errcode_ret);
+
+typedef cl_int CL_API_CALL clWaitForEvents_t(
+    cl_uint num_events,
+    const cl_event* event_list);
+
+typedef cl_int CL_API_CALL clGetEventInfo_t(
+    cl_event event,
+    cl_event_info param_name,
+    size_t param_value_size,
+    void* param_value,
+    size_t* param_value_size_ret);
+
+typedef cl_int CL_API_CALL clFinish_t(
+    cl_command_queue command_queue);
+
+typedef cl_int CL_API_CALL clEnqueueReadBuffer_t(
+    cl_command_queue command_queue,
+    cl_mem buffer,
+    cl_bool blocking_read,
+    size_t offset,
+    size_t size,
+    void* ptr,
+    cl_uint num_events_in_wait_list,
+    const cl_event* event_wait_list,
+    cl_event* event);
+
+typedef cl_int CL_API_CALL clEnqueueWriteBuffer_t(
+    cl_command_queue command_queue,
+    cl_mem buffer,
+    cl_bool blocking_write,
+    size_t offset,
+    size_t size,
+    const void* ptr,
+    cl_uint num_events_in_wait_list,
+    const cl_event* event_wait_list,
+    cl_event* event);
+
+typedef void* CL_API_CALL clEnqueueMapBuffer_t(
+    cl_command_queue command_queue,
+    cl_mem buffer,
+    cl_bool blocking_map,
+    cl_map_flags map_flags,
+    size_t offset,
+    size_t size,
+    cl_uint num_events_in_wait_list,
+    const cl_event* event_wait_list,
+    cl_event* event,
     cl_int* errcode_ret);
 
 #endif

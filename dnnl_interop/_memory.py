@@ -15,14 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._buffers import MEMORY_ALLOCATE, device_array, device_handle, host_buffer, refuse_allocate
+from ._buffers import (
+    MEMORY_ALLOCATE,
+    Layout,
+    device_array,
+    device_handle,
+    has_buffer,
+    host_buffer,
+    refuse_allocate,
+)
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
 from ._enums import FormatKind
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
-from ._runtime import check_ocl_context, ocl_context
+from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument
 from .errors import Status, make_error
@@ -92,6 +100,63 @@ class Memory(Owned):
             _create_ze(self, desc, engine, buffer)
         else:
             _create_host(self, desc, engine, buffer)
+
+    @classmethod
+    def from_array(cls, array: object, engine: Engine) -> Memory:
+        """A Memory over ``array``'s own data, without a copy, described as it lies.
+
+        ``Memory(MemoryDesc.from_array(array), engine, array)`` in one call:
+
+        * on a host engine (the CPU engine), a numpy array or another writable
+          buffer (a strided view such as ``a.T`` included), used in place;
+        * on an OpenCL engine, a ``pyopencl.array.Array`` starting at the
+          beginning of its buffer: ``BUFFER`` memory over that buffer.
+
+        The memory keeps ``array`` alive. Its layout is the array's, which a
+        primitive may not take: ``reordered(memory, pd.src_desc(), stream)``
+        brings it to the one a primitive chose, and :func:`to_array` brings a
+        result back into an array.
+
+        Raises:
+            TypeError: ``array`` is none of these for ``engine``'s runtime (a DLPack producer
+                such as a torch tensor: ``dnnl_interop.from_dlpack``), its dtype has no oneDNN
+                data type, or ``engine`` is not an Engine.
+            ValueError: ``array`` is read-only, not in the machine's byte order, has negative
+                strides, or (a pyopencl Array) starts inside its buffer.
+            ClosedObjectError: ``engine`` is closed.
+            DnnlError: oneDNN refuses the descriptor or the memory.
+        """
+        import sys
+
+        if not isinstance(engine, Engine):
+            raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+        runtime = engine._runtime
+        pyopencl_arrays = sys.modules.get("pyopencl.array")
+        if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
+            if runtime != "ocl":
+                raise TypeError(
+                    f"array: a pyopencl.array.Array is OpenCL memory; {ENGINE_NAMES[runtime]} cannot use it "
+                    "(make the memory on an OpenCL engine, ocl.make_engine)"
+                )
+            desc = MemoryDesc.from_array(array)
+            return make_ocl_memory(desc, engine, OCL_BUFFER, array)
+        if not has_buffer(array) or isinstance(array, Owned):
+            if hasattr(array, "__dlpack__"):
+                raise TypeError(
+                    f"array: a {type(array).__module__}.{type(array).__qualname__} is a DLPack producer, "
+                    "not a buffer: dnnl_interop.from_dlpack(array, engine=engine) takes it"
+                )
+            raise TypeError(
+                "array: expected a numpy array (or another buffer) for a CPU engine, or a "
+                f"pyopencl.array.Array for an OpenCL engine; got a {type(array).__name__}"
+            )
+        if runtime != "native":
+            raise TypeError(
+                f"array: host memory (a {type(array).__name__}) for {ENGINE_NAMES[runtime]}: give a "
+                "pyopencl.array.Array on an OpenCL engine, or a host view of shared USM to "
+                "ocl.make_memory / ze.make_memory with MemoryDesc.from_array(view)"
+            )
+        return cls(MemoryDesc.from_array(array), engine, array)
 
     @classmethod
     def from_handle(
@@ -204,13 +269,14 @@ class Memory(Owned):
         """
         refuse_allocate(buffer, "buffer")
         self._refuse_while_viewed()
-        size, data_type = self._size, self.desc.data_type
+        desc = self.desc
+        size, data_type, layout = self._size, desc.data_type, layout_of(desc)
         runtime = self.engine._runtime
         if runtime == "native":
-            pointer, kept = host_buffer(buffer, size, data_type, "buffer", (self.desc.shape, self.desc.strides))
+            pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
             kind = "ze_usm" if runtime == "ze" else "ocl_usm" if self._ocl_kind() == OCL_USM else "cl_mem"
-            pointer, kept = device_handle(buffer, size, data_type, "buffer", kind)
+            pointer, kept = device_handle(buffer, size, data_type, "buffer", kind, layout)
         self._repoint(
             lambda memory: lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle",
             (pointer,), kept,
@@ -404,6 +470,11 @@ class Memory(Owned):
         self._shared.changed()
 
 
+def layout_of(desc: MemoryDesc) -> Layout:
+    """What a host array given for ``desc`` is checked against (see ``_buffers.host_buffer``)."""
+    return Layout(desc.shape, desc.strides, lambda: repr(desc))
+
+
 def _numpy_layout(desc: MemoryDesc) -> tuple[numpy.dtype[Any], tuple[int, ...]]:
     """The dtype and byte strides of a numpy array over data laid out by ``desc``."""
     dtype, strides = desc.dtype, desc.strides
@@ -538,14 +609,14 @@ def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str) -
         with using((desc, MemoryDesc, "desc")) as md:
             for i, handle in enumerate(given):
                 size = checked(lib.dnnl_memory_desc_get_size_v2(md, i), "dnnl_memory_desc_get_size_v2")
-                data_type = desc.data_type if i == 0 else None
-                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime)
+                data_type, layout = (desc.data_type, layout_of(desc)) if i == 0 else (None, None)
+                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime, layout)
                 if i and not size:
                     raise ValueError(f"{what}[{i}]: the descriptor has no buffer {i}")
                 pointers.append(pointer)
                 keep.append(kept)
         return pointers, tuple(keep), True
-    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime)
+    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime, layout_of(desc))
     return [pointer], kept, False
 
 
@@ -553,7 +624,7 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
     """A CPU (or SYCL) engine's memory over a host buffer."""
     size = desc.size if isinstance(desc, MemoryDesc) and not desc.closed else 0
     data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
-    layout = (desc.shape, desc.strides) if isinstance(desc, MemoryDesc) else None
+    layout = layout_of(desc) if isinstance(desc, MemoryDesc) else None
     pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
     out = Memory._new_out()
     with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
@@ -566,7 +637,7 @@ def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, han
     """An OpenCL engine's memory: ``kind`` OCL_BUFFER (a cl_mem) or OCL_USM."""
     runtime = "ocl_usm" if kind == OCL_USM else "cl_mem"
     if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
-        handle = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == OCL_BUFFER, "handle")
+        handle = device_array(handle, layout_of(desc), desc.dtype, kind == OCL_BUFFER, "handle")
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
     given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
     if isinstance(engine, Engine) and any(hasattr(type(h), "context") for h in given):  # pyopencl objects

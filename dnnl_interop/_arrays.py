@@ -79,7 +79,7 @@ def to_array(memory: Memory, stream: Stream, out: Any = None) -> Any:
         _reorder_into_host(memory, desc, engine, stream, host)
         return host
     if runtime == "ocl" and (out is None or device_out) and _is_buffer_memory(memory):
-        return _to_pyopencl(memory, desc, engine, stream, out)
+        return _to_pyopencl(memory, desc, dtype, engine, stream, out)
     if device_out:
         raise TypeError("out: a pyopencl.array.Array takes OpenCL buffer memory; read this memory into a numpy array")
     host = _host_out(out, desc, dtype)
@@ -159,7 +159,9 @@ def _is_buffer_memory(memory: Memory) -> bool:
     return memory._ocl_kind() == OCL_BUFFER
 
 
-def _to_pyopencl(memory: Memory, desc: MemoryDesc, engine: Engine, stream: Stream, out: Any) -> Any:
+def _to_pyopencl(
+    memory: Memory, desc: MemoryDesc, dtype: numpy.dtype[Any], engine: Engine, stream: Stream, out: Any
+) -> Any:
     """OpenCL buffer memory into a pyopencl Array (new on the stream's queue, or ``out``)."""
     import pyopencl
     import pyopencl.array
@@ -170,11 +172,11 @@ def _to_pyopencl(memory: Memory, desc: MemoryDesc, engine: Engine, stream: Strea
     )
     if out is None:
         queue = pyopencl.CommandQueue.from_int_ptr(address, retain=True)
-        out = pyopencl.array.empty(queue, desc.shape, desc.dtype)
+        out = pyopencl.array.empty(queue, desc.shape, dtype)
     elif out.shape != desc.shape:
         raise ValueError(f"out: shape {out.shape}, the memory's is {desc.shape}")
-    elif out.dtype != desc.dtype:
-        raise ValueError(f"out: dtype {out.dtype}, the memory holds {desc.dtype}")
+    elif out.dtype != dtype:
+        raise ValueError(f"out: dtype {out.dtype}, the memory holds {dtype}")
     if out.size:
         target_desc = MemoryDesc.from_array(out)
         target = make_ocl_memory(target_desc, engine, OCL_BUFFER, out)

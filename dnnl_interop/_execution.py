@@ -113,9 +113,7 @@ def submit(
                     users = getattr(memory, "_users", None)
                     if isinstance(users, dict):  # not ours: leave nothing behind
                         users.pop(sid, None)
-                raise TypeError(
-                    f"args[{_key(index)}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
-                ) from None
+                raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {type(memory).__name__}") from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
@@ -149,9 +147,12 @@ def submit(
         lock.release()
 
 
-def _key(index: object) -> str:
-    """How messages show a key of ``args``: ``1`` for ``Arg.SRC`` as for the int."""
-    return str(int(index)) if isinstance(index, Arg) else repr(index)
+def _what(index: object) -> str:
+    """How messages name a key of ``args``: ``args[1] (ARG_FROM, ARG_SRC, ...)`` for an
+    ``ARG_*`` index (``Arg.SRC`` as the int), ``args['src']`` for anything else."""
+    if isinstance(index, int) and not isinstance(index, bool) and _INT_MIN <= index <= _INT_MAX:
+        return _arg_name(int(index))
+    return f"args[{index!r}]"
 
 
 def _arg_index(index: object) -> int:

@@ -1371,6 +1371,69 @@ def test_a_descriptor_knows_the_scales_and_zero_points_its_attributes_add(engine
             assert plain._required == ()
 
 
+def _grouped_int8_convolution(engine, attr, groups=2, per_group=4, in_per_group=3):
+    return dnnl.ConvolutionForwardDesc(
+        engine, dnnl.MemoryDesc((1, groups * in_per_group, 5, 5), "u8", "abcd"),
+        dnnl.MemoryDesc((groups, per_group, in_per_group, 3, 3), "s8", "abcde"),
+        dnnl.MemoryDesc((1, groups * per_group, 3, 3), "f32", "abcd"), (1, 1), (0, 0), (0, 0), attr=attr)
+
+
+def test_grouped_weight_scales_in_row_major_order_scale_each_output_channel(engine, stream):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, (1, 6, 5, 5)).astype(np.uint8)
+    w = rng.integers(-3, 4, (2, 4, 3, 3, 3)).astype(np.int8)
+    scales = (2.0 ** rng.integers(-2, 3, (2, 4))).astype(np.float32)  # one per (group, output channel)
+    windows = np.lib.stride_tricks.sliding_window_view(x[0].astype(np.float32), (3, 3), axis=(1, 2))
+    expected = np.concatenate([np.einsum("chwij,ocij->ohw", windows[3 * g:3 * g + 3], w[g] * scales[g][:, None, None, None])
+                               for g in range(2)])
+    with PrimitiveAttr() as attr:
+        attr.set_scales_mask(dnnl.ARG_WEIGHTS, 0b11)  # the groups and output channels dimensions
+        with _grouped_int8_convolution(engine, attr) as pd, dnnl.Primitive(pd) as primitive:
+            weights = dnnl.reordered(dnnl.Memory.from_array(w, engine), pd.weights_desc(), stream)
+            args = {dnnl.ARG_SRC: dnnl.Memory.from_array(x, engine), dnnl.ARG_WEIGHTS: weights,
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine)}
+            for given in (scales, scales.reshape(-1)):  # row-major (2, 4), or flat
+                primitive.execute(stream, {**args, dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory.from_array(given, engine)})
+                np.testing.assert_array_equal(dnnl.to_array(args[dnnl.ARG_DST], stream)[0], expected)
+
+
+@pytest.mark.parametrize("order", ["numpy.asfortranarray", "a .T view"])
+def test_grouped_weight_scales_in_column_major_order_are_refused_naming_the_argument(engine, stream, order):
+    # Before: accepted for their size and data type, and read in row-major order by oneDNN: each
+    # scale multiplied another (group, channel) than the one it was given for. A wrong result.
+    scales = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+    given = np.asfortranarray(scales) if order == "numpy.asfortranarray" else np.ascontiguousarray(scales.T).T
+    with PrimitiveAttr() as attr:
+        attr.set_scales_mask(dnnl.ARG_WEIGHTS, 0b11)
+        with _grouped_int8_convolution(engine, attr) as pd, dnnl.Primitive(pd) as primitive:
+            args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine), dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine),
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine),
+                    dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory.from_array(given, engine)}
+            refused = (r"^args\[4129\] \(scales_arg\(ARG_WEIGHTS\)\): the memory, MemoryDesc\(\(2, 4\), f32, "
+                       r"strides=\(1, 2\)\), does not hold its values in row-major order: oneDNN reads scales and zero "
+                       r"points as 32 bytes of f32 in row-major order .* numpy.ascontiguousarray\(values\)")
+            with pytest.raises(ValueError, match=refused):
+                primitive.execute(stream, args)
+            with pytest.raises(ValueError, match=refused):
+                primitive.bind(stream, args)
+
+
+def test_zero_points_in_column_major_order_are_refused_naming_the_argument(engine, stream):
+    with PrimitiveAttr() as attr:
+        attr.set_zero_points_mask(dnnl.ARG_DST, 2)  # one per column of the (2, 8) dst: 8 values
+        with dnnl.MatmulDesc(engine, dnnl.MemoryDesc((2, 3), "u8", "ab"), dnnl.MemoryDesc((3, 8), "s8", "ab"),
+                             dnnl.MemoryDesc((2, 8), "u8", "ab"), attr=attr) as pd, dnnl.Primitive(pd) as primitive:
+            args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine), dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine),
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine)}
+            values = np.asfortranarray(np.arange(8, dtype=np.int32).reshape(2, 4))
+            with pytest.raises(ValueError, match=r"^args\[8209\] \(zero_points_arg\(ARG_DST\)\): the memory, "
+                                                 r"MemoryDesc\(\(2, 4\), s32, strides=\(1, 2\)\), does not hold"):
+                primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory.from_array(values, engine)})
+            flat = np.arange(8, dtype=np.int32)
+            primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory.from_array(flat, engine)})
+            stream.wait()
+
+
 # --- threads ------------------------------------------------------------------------------------
 
 

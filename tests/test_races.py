@@ -60,7 +60,7 @@ original = a.copy()
 src_desc = dnnl.MemoryDesc(a.shape, a.dtype, "ab")
 dst_desc = dnnl.MemoryDesc(a.shape, a.dtype, "ba")
 src = dnnl.Memory(src_desc, engine, a)
-dst = dnnl.Memory(dst_desc, engine, numpy.zeros_like(a))
+dst = dnnl.Memory(dst_desc, engine, numpy.zeros_like(a).T)
 primitive = dnnl.reorder(src_desc, dst_desc, engine)
 shared = dnnl.Stream(engine)
 # Two executors share a stream, the third has its own.

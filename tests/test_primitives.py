@@ -1408,7 +1408,7 @@ def test_grouped_weight_scales_in_column_major_order_are_refused_naming_the_argu
         with _grouped_int8_convolution(engine, attr) as pd, dnnl.Primitive(pd) as primitive:
             args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine), dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine),
                     dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine),
-                    dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory.from_array(given, engine)}
+                    dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory(dnnl.MemoryDesc.from_array(given), engine, given)}
             refused = (r"^args\[4129\] \(scales_arg\(ARG_WEIGHTS\)\): the memory, MemoryDesc\(\(2, 4\), f32, "
                        r"strides=\(1, 2\)\), does not hold its values in row-major order: oneDNN reads scales and zero "
                        r"points as 32 bytes of f32 in row-major order .* numpy.ascontiguousarray\(values\)")
@@ -1428,9 +1428,11 @@ def test_zero_points_in_column_major_order_are_refused_naming_the_argument(engin
             values = np.asfortranarray(np.arange(8, dtype=np.int32).reshape(2, 4))
             with pytest.raises(ValueError, match=r"^args\[8209\] \(zero_points_arg\(ARG_DST\)\): the memory, "
                                                  r"MemoryDesc\(\(2, 4\), s32, strides=\(1, 2\)\), does not hold"):
-                primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory.from_array(values, engine)})
+                primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory(
+                    dnnl.MemoryDesc.from_array(values), engine, values)})
             flat = np.arange(8, dtype=np.int32)
-            primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory.from_array(flat, engine)})
+            primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory(
+                dnnl.MemoryDesc.from_array(flat), engine, flat)})
             stream.wait()
 
 

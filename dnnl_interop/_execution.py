@@ -113,7 +113,8 @@ def submit(
                     users = getattr(memory, "_users", None)
                     if isinstance(users, dict):  # not ours: leave nothing behind
                         users.pop(sid, None)
-                raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {type(memory).__name__}") from None
+                given = type(memory).__name__
+                raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {given}") from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.

@@ -148,7 +148,8 @@ def test_memory_and_primitive_adopted_without_desc_read_their_descriptors_from_o
     primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
     stream.wait()
     assert (np.asarray(dst) == _matrix()).all()
-    with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory's shape, \(1,\), is not the one the primitive takes"):
+    with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory's shape, \(1,\), is not the one the "
+                                         r"primitive takes"):
         primitive.execute(stream, {dnnl.ARG_FROM: dnnl.Memory(dnnl.MemoryDesc((1,), "f32", "a"), engine),
                                    dnnl.ARG_TO: dst})  # sizes from the descriptor oneDNN gave
     _close(primitive, src, dst, stream, engine)

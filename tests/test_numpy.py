@@ -602,7 +602,7 @@ def test_to_array_of_the_arrays_own_memory_returns_it_once_the_work_is_done(engi
     storage = np.zeros((3, 2), np.float32)
     with dnnl.Stream(engine) as stream, dnnl.MemoryDesc((2, 3), "f32", "ba") as ba, \
             dnnl.Memory(ba, engine, storage.T) as column_major:
-        with pytest.raises(ValueError, match="^out: shares the memory's buffer in another layout"):
+        with pytest.raises(ValueError, match=r"^out: shares the memory's buffer in another layout"):
             dnnl.to_array(column_major, stream, out=storage.reshape(2, 3))  # the same bytes, row-major
 
 

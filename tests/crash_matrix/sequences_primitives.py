@@ -688,10 +688,11 @@ g_ref = np.concatenate([np.einsum("chwij,ocij->ohw", windows[3 * g:3 * g + 3], g
                         for g in range(2)])
 def run_grouped(values):
     out = np.zeros((1, 8, 3, 3), np.float32)
-    weights = dnnl.reordered(dnnl.Memory.from_array(gw, eng), gpd.weights_desc(), strm)
-    dnnl.Primitive(gpd).execute(strm, {dnnl.ARG_SRC: dnnl.Memory.from_array(gx, eng), dnnl.ARG_WEIGHTS: weights,
-                                       dnnl.ARG_DST: dnnl.Memory.from_array(out, eng),
-                                       dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory.from_array(values, eng)})
+    def memory(array):
+        return dnnl.Memory(dnnl.MemoryDesc.from_array(array), eng, array)
+    weights = dnnl.reordered(memory(gw), gpd.weights_desc(), strm)
+    dnnl.Primitive(gpd).execute(strm, {dnnl.ARG_SRC: memory(gx), dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: memory(out),
+                                       dnnl.scales_arg(dnnl.ARG_WEIGHTS): memory(values)})
     strm.wait()
     assert np.array_equal(out[0], g_ref), 'each scale multiplied another group and channel'
 """
@@ -863,7 +864,8 @@ def attr_cases() -> list[Case]:
              Raises(VALUE, ("args[4129]", "scales_arg(ARG_WEIGHTS)"))),
         case("scales: per-column scales in a column-major (4, 4) memory",
              SCALED_PD + run_scaled.format(
-                 key=sc, mem="dnnl.Memory.from_array(np.asfortranarray(col_scales.reshape(4, 4)), eng)"),
+                 key=sc, mem="dnnl.Memory(dnnl.MemoryDesc((4, 4), 'float32', 'ba'), eng, "
+                             "np.asfortranarray(col_scales.reshape(4, 4)))"),
              Raises(VALUE, ("args[4129]", "scales_arg(ARG_WEIGHTS)"))),
         case("scales: per-column scales in a row-major (4, 4) memory, the right result",
              SCALED_PD + run_scaled.format(key=sc, mem="dnnl.Memory.from_array(col_scales.reshape(4, 4), eng)")),

@@ -229,10 +229,11 @@ def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
             "(1-D) buffer is taken as data already in this layout"
         )
     if given_shape != tuple(shape):
+        flat = " (array.reshape(-1) for this one-dimensional one)" if len(shape) == 1 else ""
         raise ValueError(
             f"{what}: an array of shape {given_shape} for a descriptor of shape {tuple(shape)} ({name()}): "
             "oneDNN would read its elements as another tensor's. Give an array of the descriptor's "
-            "shape, or a descriptor of the array's (MemoryDesc.from_array(array))"
+            f"shape{flat}, or a descriptor of the array's (MemoryDesc.from_array(array))"
         )
     itemsize = view.itemsize
     if 0 in given_shape or all(

@@ -12,6 +12,7 @@ keep the buffer valid while they live.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -126,8 +127,6 @@ class Memory(Owned):
             ClosedObjectError: ``engine`` is closed.
             DnnlError: oneDNN refuses the descriptor or the memory.
         """
-        import sys
-
         if not isinstance(engine, Engine):
             raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
         runtime = engine._runtime

@@ -58,10 +58,14 @@ class Memory(Owned):
     """A memory object: a descriptor, an engine and a buffer.
 
     On a host engine (the CPU engine) ``buffer`` is :data:`MEMORY_ALLOCATE`
-    (the library allocates), :data:`MEMORY_NONE`, or a writable C-contiguous
-    buffer such as a numpy array whose item type matches the descriptor
-    (used in place, without a copy, and kept alive); a bare address only as
-    :class:`UncheckedPointer`. On an OpenCL engine ``buffer`` is
+    (the library allocates), :data:`MEMORY_NONE`, or a writable buffer such
+    as a numpy array whose item type matches the descriptor (used in place,
+    without a copy, and kept alive): an array with the descriptor's shape
+    and strides (the tensor it describes: ``out.T`` for a ``"ba"``
+    descriptor over a row-major ``out``), or a flat (1-D) buffer taken as the
+    raw storage of the descriptor's layout, blocked ones included. A bare
+    address only as :class:`UncheckedPointer`. :meth:`from_array` makes the
+    descriptor from the array. On an OpenCL engine ``buffer`` is
     :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or a ``cl_mem`` (see
     ``ocl.make_memory``); on a Level Zero engine a USM pointer (see
     ``ze.make_memory``).
@@ -71,7 +75,8 @@ class Memory(Owned):
             engine can use (a bare int address, a device handle on a host engine, a host array
             on a device engine).
         ValueError: ``buffer`` is too small, of another item type than the descriptor's data
-            type, not C-contiguous, read-only, or in the other byte order.
+            type, of another shape or strides than the descriptor's (or of two or more
+            dimensions for a blocked descriptor), read-only, or in the other byte order.
         ClosedObjectError: ``desc`` or ``engine`` is closed.
         DnnlError: oneDNN refuses to make the memory.
         LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
@@ -254,15 +259,17 @@ class Memory(Owned):
         return int(ffi.cast("uintptr_t", out[0]))
 
     def set_data_handle(self, buffer: object) -> None:
-        """Point the memory at another buffer (kept alive like the first).
+        """Point the memory at another buffer (kept alive like the first), checked
+        against the descriptor as the constructor checks its buffer.
 
         Waits first for submitted work that uses this memory: it must not
         be redirected to the new buffer.
 
         Raises:
             TypeError: ``buffer`` is no buffer this memory's engine can use.
-            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, not
-                C-contiguous or read-only; or numpy views of the current buffer exist.
+            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, of
+                another shape or strides than the descriptor's, or read-only; or numpy views of
+                the current buffer exist.
             ClosedObjectError: ``memory`` is closed.
             DnnlError: oneDNN refuses the new handle.
         """

@@ -280,7 +280,7 @@ def silent_cases() -> list[Case]:
         case("version is the loaded library's", "from dnnl_interop._target import TARGET_MAJOR_MINOR\n"
              "v = dnnl.version()\nassert (v.major, v.minor) == TARGET_MAJOR_MINOR, v"),
         case("set_verbose(2) prints and then 0 silences", "dnnl.set_verbose(2); dnnl.set_verbose(0)"),
-    ] + array_door_cases()
+    ]
 
 
 def array_door_cases() -> list[Case]:
@@ -341,4 +341,4 @@ def array_door_cases() -> list[Case]:
 
 
 def cases() -> list[Case]:
-    return copy_cases() + closed_cases() + mismatch_cases() + silent_cases()
+    return copy_cases() + closed_cases() + mismatch_cases() + silent_cases() + array_door_cases()

@@ -163,7 +163,8 @@ def test_a_shared_usm_view_of_another_layout_is_refused_as_a_host_array_would_be
     with pytest.raises(ValueError, match=r"^handles: the array's strides, \(80, 4\) bytes \(C-contiguous "
                                          r"\(row-major\)\), are not the descriptor's"):
         ze.make_memory(DST, engine, usm.array)
-    with pytest.raises(ValueError, match=r"^handles: an array of shape \(20, 12\) for a descriptor of shape \(12, 20\)"):
+    with pytest.raises(ValueError, match=r"^handles: an array of shape \(20, 12\) for a descriptor of shape "
+                                         r"\(12, 20\)"):
         ze.make_memory(SRC, engine, lz.shared(SHAPE[::-1], "float32").array)
     memory = ze.make_memory(SRC, engine, usm.array)
     with pytest.raises(ValueError, match=r"^buffer: an array of shape \(20, 12\) for a descriptor of shape \(12, 20\)"):

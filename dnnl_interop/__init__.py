@@ -8,8 +8,9 @@ What is here, by task (``help()`` documents each below, except where it
 names another module):
 
 * engines and streams: ``Engine`` (``Engine.cpu()``), ``Stream``;
-* memory: ``MemoryDesc``, ``Memory`` (``numpy.asarray(memory)``,
-  ``memory.mapped()``, ``numpy.from_dlpack(memory)``), ``from_dlpack``,
+* memory: ``MemoryDesc``, ``Memory`` (``Memory.from_array(array, engine)``,
+  ``numpy.asarray(memory)``, ``memory.mapped()``, ``numpy.from_dlpack(memory)``),
+  ``from_dlpack``, ``to_array`` (any layout back into an array),
   ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
 * primitives: ``reorder``, ``reordered``, ``PrimitiveDesc``, ``Primitive``
   (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
@@ -125,6 +126,7 @@ _LAZY = {
     "reorder_cached": "_cached",
     "reordered": "_primitive",
     "from_dlpack": "_exchange",
+    "to_array": "_arrays",
     "PrimitiveAttr": "_attr",
     "PostOps": "_attr",
     "post_op_arg": "_attr",

@@ -2,11 +2,10 @@
 
 * :func:`host_buffer`, for memory on a host engine (the CPU engine): an object
   with the buffer protocol (a numpy array, a bytearray, a cffi array), whose
-  item type, byte order, size, contiguity and writability are checked
-  against the descriptor (a non-contiguous numpy view only where the
-  descriptor's strides are its own). A bare address is refused: it has no size or
-  lifetime to check. :class:`UncheckedPointer` is the named way to give one
-  anyway.
+  item type, byte order and writability are checked against the descriptor,
+  and whose layout must be the descriptor's (see :func:`host_buffer`). A
+  bare address is refused: it has no size or lifetime to check.
+  :class:`UncheckedPointer` is the named way to give one anyway.
 * :func:`device_handle`, for OpenCL buffers and USM pointers (``ocl`` and
   ``ze`` memory): a pyopencl memory object, an int handle (``__index__``), a
   cffi pointer, or, for USM, a host view of shared USM (checked like a host
@@ -19,7 +18,8 @@ Both return ``(void *, object to keep alive)`` and accept
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, cast
 
 from ._ffi import ffi, lib
 from ._handles import as_handle, check_address, type_name
@@ -31,8 +31,16 @@ if TYPE_CHECKING:
 
     from ._ffi import CData
 
-# A descriptor's (shape, strides in elements); strides None for a blocked layout.
-Layout = tuple[tuple[int, ...], tuple[int, ...] | None]
+
+
+class Layout(NamedTuple):
+    """What a buffer is checked against: a descriptor's shape and strides in
+    elements (None for a layout no strides describe: blocked, padded), and
+    how messages name the descriptor (called only to refuse)."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None
+    name: Callable[[], str]
 
 _VOID_POINTER = ffi.typeof("void *")
 _MEMORY_ALLOCATE_ADDRESS = int(ffi.cast("uintptr_t", lib.DNNL_MEMORY_ALLOCATE))
@@ -141,10 +149,19 @@ def host_buffer(
     """``(void *, keep)`` for host data of ``size`` bytes of ``data_type``.
 
     ``data_type`` None skips the item-type check (buffers of a descriptor
-    whose extra buffers hold metadata of other types). A C-contiguous buffer
-    is a block of at least ``size`` bytes; a non-contiguous one (a numpy view
-    such as ``a.T``) is taken only when ``layout``, the descriptor's
-    ``(shape, strides in elements)``, is its own.
+    whose extra buffers hold metadata of other types). A buffer must be the
+    logical tensor ``layout`` (the descriptor's) describes, or its raw storage:
+
+    * a flat buffer (one dimension, C-contiguous: a 1-D numpy array, a
+      bytearray, a cffi array) is the descriptor's storage as it lies, in its
+      layout, blocked or not: at least ``size`` bytes;
+    * any other (a numpy array of two or more dimensions, or a strided view)
+      must have the descriptor's shape and, but for dimensions of one
+      element, its strides. A descriptor no strides describe (blocked,
+      padded) takes none: the array's elements are not where oneDNN reads them.
+
+    Without ``layout`` (extra buffers), a C-contiguous buffer of at least
+    ``size`` bytes is taken as storage.
     """
     given = _no_buffer_to_check(data, what)
     if given is not None:
@@ -184,34 +201,57 @@ def _check_view(
         raise ValueError(f"{what}: the buffer is read-only; oneDNN may write to a memory's buffer")
     if data_type is not None:
         _check_item_type(view, data, data_type, what)
-    if not view.c_contiguous:
-        _check_layout(view, layout, what)
-    elif view.nbytes < size:
-        raise ValueError(f"{what}: {view.nbytes} bytes, the descriptor needs {size}")
+    flat = view.c_contiguous and view.ndim <= 1
+    if flat or (layout is None and view.c_contiguous):  # storage as it lies
+        if view.nbytes < size:
+            raise ValueError(f"{what}: {view.nbytes} bytes, the descriptor needs {size}")
+        return
+    _check_layout(view, layout, what)
 
 
 def _check_layout(view: memoryview, layout: Layout | None, what: str) -> None:
-    """A non-contiguous buffer is taken where it lies only if the descriptor's
-    strides are its own: oneDNN then touches exactly the buffer's elements."""
+    """A buffer of two or more dimensions, or a strided one, is taken only as the
+    descriptor's tensor: its shape, and its strides (but for dimensions of one
+    element). oneDNN then reads exactly its elements, each as the one it is."""
     if layout is None:
         raise ValueError(
             f"{what}: the buffer is not C-contiguous; the descriptor's layout says where each "
             "element is within one contiguous block (numpy.ascontiguousarray makes one)"
         )
-    shape, strides = layout
+    shape, strides, name = layout
+    given_shape, given_strides = tuple(view.shape or ()), tuple(view.strides or ())
+    if strides is None:
+        raise ValueError(
+            f"{what}: the descriptor, {name()}, is not a plain layout (blocked or padded): no array "
+            f"of shape {given_shape} lies that way, and oneDNN would read its elements as others. "
+            "Make a memory of the array's own layout, Memory(MemoryDesc.from_array(array), engine, array), "
+            "and bring it to this one with dnnl_interop.reordered(memory, desc, stream); only a flat "
+            "(1-D) buffer is taken as data already in this layout"
+        )
+    if given_shape != tuple(shape):
+        flat = " (array.reshape(-1) for this one-dimensional one)" if len(shape) == 1 else ""
+        raise ValueError(
+            f"{what}: an array of shape {given_shape} for a descriptor of shape {tuple(shape)} ({name()}): "
+            "oneDNN would read its elements as another tensor's. Give an array of the descriptor's "
+            f"shape{flat}, or a descriptor of the array's (MemoryDesc.from_array(array))"
+        )
     itemsize = view.itemsize
-    if strides is not None and tuple(view.shape or ()) == tuple(shape) and all(
-        size == 1 or given == stride * itemsize
-        for size, given, stride in zip(shape, view.strides or (), strides, strict=False)
+    if 0 in given_shape or all(
+        dim == 1 or given == stride * itemsize for dim, given, stride in zip(shape, given_strides, strides, strict=True)
     ):
         return
-    theirs = "a blocked layout" if strides is None else (
-        f"shape {tuple(shape)}, strides {tuple(s * itemsize for s in strides)} bytes"
-    )
+    if view.c_contiguous:
+        lies = "C-contiguous (row-major)"
+    elif view.f_contiguous:
+        lies = "Fortran-contiguous (column-major)"
+    else:
+        lies = "strided"
     raise ValueError(
-        f"{what}: the buffer is not C-contiguous and its layout (shape {tuple(view.shape or ())}, strides "
-        f"{tuple(view.strides or ())} bytes) is not the descriptor's ({theirs}); describe it with "
-        "MemoryDesc.from_array(array), or copy it with numpy.ascontiguousarray(array)"
+        f"{what}: the array's strides, {given_strides} bytes ({lies}), are not the descriptor's, "
+        f"{tuple(s * itemsize for s in strides)} bytes ({name()}): oneDNN would read its elements in "
+        "another order (transposed, say). Describe the array as it lies with MemoryDesc.from_array(array) "
+        "(dnnl_interop.reordered(memory, desc, stream) then brings it to this layout), or give a view "
+        "in the descriptor's layout"
     )
 
 
@@ -258,7 +298,7 @@ def _cffi_array(data: CData, size: int, data_type: int | None, what: str) -> tup
 
 
 def device_handle(
-    data: object, size: int, data_type: int | None, what: str, runtime: str
+    data: object, size: int, data_type: int | None, what: str, runtime: str, layout: Layout | None = None
 ) -> tuple[CData, object]:
     """``(void *, keep)`` for a memory handle of an interop ``runtime``.
 
@@ -266,7 +306,8 @@ def device_handle(
     an int or a ``cl_mem``/``void *`` cffi pointer), ``"ocl_usm"`` (a USM
     pointer of an OpenCL engine: an int, a ``void *``, a pyopencl SVM
     pointer, or a host view of shared USM) or ``"ze_usm"`` (the same for
-    Level Zero, where pyopencl objects are foreign).
+    Level Zero, where pyopencl objects are foreign). A host view is checked
+    against ``layout`` as :func:`host_buffer` checks a host buffer.
     """
     given = _no_buffer_to_check(data, what)
     if given is not None:
@@ -290,7 +331,7 @@ def device_handle(
                 f"{what}: a {type_name(data)} is host memory, not an OpenCL buffer (cl_mem); "
                 "give a pyopencl.Buffer, or USM memory with MemoryKind.USM"
             )
-        return host_buffer(data, size, data_type, what)
+        return host_buffer(data, size, data_type, what, layout)
     ctype = "cl_mem" if runtime == "cl_mem" else _VOID_POINTER
     return ffi.cast(_VOID_POINTER, as_handle(data, ctype, what)), data
 
@@ -333,7 +374,7 @@ def device_array(
     base = data.base_data
     if base is None or not isinstance(base, sys.modules["pyopencl"].MemoryObjectHolder):
         raise TypeError(f"{what}: the Array's data is {type_name(base)}, not an OpenCL buffer (cl_mem)")
-    shape, strides = layout
+    shape, strides, _ = layout
     if dtype is None:
         raise TypeError(f"{what}: numpy has no type for the descriptor's data; give the Array's buffer (array.data)")
     if data.dtype != dtype:

@@ -21,6 +21,7 @@ from ._enums import DataType
 from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
+from ._memory_desc import MemoryDesc
 from ._owned import Owned
 from ._runtime import ENGINE_NAMES
 from ._stream import Stream
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ._ffi import CData
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
+_PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
 _shared = Owned._shared
 _call_keys = _shared.call_keys
 _NULL = ffi.NULL
@@ -117,16 +119,15 @@ def submit(
                     users = getattr(memory, "_users", None)
                     if isinstance(users, dict):  # not ours: leave nothing behind
                         users.pop(sid, None)
-                raise TypeError(
-                    f"args[{_key(index)}]: expected a dnnl_interop.Memory, got {type(memory).__name__}"
-                ) from None
+                given = type(memory).__name__
+                raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {given}") from None
             pending[id(memory)] = memory
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
             if (handle is None or (type(index) is not int and type(index) is not Arg)
                     or memory._size < sizes.get(index, 0)
                     or (layout is not None and layout is not memory._layout)):
-                index = _refuse(index, memory, sizes, layouts)
+                index = _refuse(index, memory, sizes, layouts, primitive)
             entries.append((index, handle))
         if keep:
             stream._deps.extend((epoch, obj) for obj in keep)
@@ -158,9 +159,12 @@ def submit(
         lock.release()
 
 
-def _key(index: object) -> str:
-    """How messages show a key of ``args``: ``1`` for ``Arg.SRC`` as for the int."""
-    return str(int(index)) if isinstance(index, Arg) else repr(index)
+def _what(index: object) -> str:
+    """How messages name a key of ``args``: ``args[1] (ARG_FROM, ARG_SRC, ...)`` for an
+    ``ARG_*`` index (``Arg.SRC`` as the int), ``args['src']`` for anything else."""
+    if isinstance(index, int) and not isinstance(index, bool) and _INT_MIN <= index <= _INT_MAX:
+        return _arg_name(int(index))
+    return f"args[{index!r}]"
 
 
 def _arg_index(index: object) -> int:
@@ -172,11 +176,14 @@ def _arg_index(index: object) -> int:
 
 
 def _refuse(
-    index: object, memory: Memory, sizes: Mapping[int, int], layouts: Mapping[int, tuple[object, ...]]
+    index: object, memory: Memory, sizes: Mapping[int, int], layouts: Mapping[int, tuple[object, ...]],
+    primitive: Executable | None = None,
 ) -> int:
-    """Raise the error for an argument the fast path did not take, or return its index."""
+    """Raise the error for an argument the fast path did not take, or return its index.
+
+    ``primitive`` (its handle) lets a message show the descriptor it expects there."""
     index = _arg_index(index)
-    what = f"args[{index!r}]"
+    what = _arg_name(index)
     if memory._handle is None:
         raise ClosedObjectError(f"{what}: this Memory is closed")
     _refuse_read_only(index, memory)
@@ -191,31 +198,18 @@ def _refuse(
             "(set_data_handle, ocl.set_mem_object) before executing"
         )
     expected, given = layouts.get(index), memory._layout
+    if expected is not None and expected[0] == VALUES:  # scales or zero points
+        _check_values(what, memory, expected[1], sizes[index])
+        return index
     # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
     # memory where oneDNN chose a padded blocked one is smaller), and the layout error names the fix.
-    if memory._size < sizes.get(index, 0) and (expected is None or expected[:2] != given[:2]):
+    too_small = memory._size < sizes.get(index, 0)
+    if expected is not None and (expected != given or too_small):
+        raise ValueError(_other_layout(what, index, memory, expected, primitive))
+    if too_small:
         raise ValueError(
             f"{what}: the memory holds {memory._size} bytes, the primitive "
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
-        )
-    if expected is not None and expected[0] == VALUES:  # scales or zero points
-        dtype = expected[1]
-        if given[0] != dtype or memory._size != sizes[index]:
-            name = dtype.name.lower() if isinstance(dtype, DataType) else dtype
-            raise ValueError(
-                f"{what}: the primitive reads {sizes[index]} bytes of {name} "
-                f"scales or zero points there, in order; the memory is {memory.desc!r}"
-            )
-        return index
-    # Another layout (shape, data type or blocking) is refused: oneDNN would
-    # read the data as its own layout and compute garbage. Equal layouts not
-    # interned (see MemoryDesc) are the same layout.
-    if expected is not None and expected != given:
-        raise ValueError(
-            f"{what}: the memory's layout, {memory.desc!r}, is not the one the primitive computes with "
-            f"there; oneDNN would read it as that layout and compute garbage. Give a memory of "
-            f"desc.arg_desc({index}), or bring this one there with dnnl_interop.reordered(memory, "
-            f"desc.arg_desc({index}), stream)"
         )
     return index
 
@@ -237,6 +231,86 @@ def _refuse_read_only(index: int, memory: Memory) -> None:
             f"args[{index}]: the memory is over a read-only tensor (from_dlpack of a read-only array); "
             "oneDNN writes this argument: give a writable memory"
         )
+
+
+# Data types a reorder converts between on every engine: a memory of another of
+# these, of the right shape, is brought to the expected descriptor by reordered().
+_REORDERABLE = frozenset({DataType.F32, DataType.F16, DataType.BF16, DataType.S32, DataType.S8, DataType.U8})
+
+
+def _other_layout(
+    what: str, index: int, memory: Memory, expected: tuple[object, ...], primitive: Executable | None
+) -> str:
+    """The message for a memory whose shape, data type or layout is not the one the primitive
+    computes with at ``index`` (oneDNN would read it as that one and compute garbage)."""
+    desc = memory.desc
+    wanted = _expected_desc(primitive, index)
+    shown = repr(wanted) if wanted is not None else f"desc.arg_desc({index})"
+    wanted_dtype, wanted_shape = expected[0], expected[1]
+    if desc.shape != wanted_shape:
+        return (
+            f"{what}: the memory's shape, {desc.shape}, is not the one the primitive takes there, "
+            f"{wanted_shape} (it expects {shown}; the memory is {desc!r}). The shapes differ, and a reorder "
+            "changes only a layout: give a memory of the shape the primitive was made for"
+        )
+    reorder = f"bring this one there with dnnl_interop.reordered(memory, desc.arg_desc({index}), stream)"
+    if desc.data_type != wanted_dtype:
+        fix = reorder if {desc.data_type, wanted_dtype} <= _REORDERABLE else "convert the data to that type"
+        wanted_name = wanted_dtype.name.lower() if isinstance(wanted_dtype, DataType) else wanted_dtype
+        return (
+            f"{what}: the memory holds {desc.data_type.name.lower()}, the primitive reads {wanted_name} there "
+            f"(it expects {shown}; the memory is {desc!r}); give a memory of that descriptor, or {fix}"
+        )
+    return (
+        f"{what}: the memory's layout, {desc!r}, is not the one the primitive computes with there, "
+        f"{shown}; oneDNN would read it as that layout and compute garbage. Give a memory of "
+        f"desc.arg_desc({index}), or {reorder}"
+    )
+
+
+def _expected_desc(primitive: Executable | None, index: int) -> MemoryDesc | None:
+    """The descriptor the primitive expects at ``index`` (None where it cannot say)."""
+    handle = getattr(primitive, "_handle", None)
+    if handle is None or ffi.typeof(handle) is not _PRIMITIVE_TYPE:
+        return None
+    pd = _new("const_dnnl_primitive_desc_t *")
+    if lib.dnnl_primitive_get_primitive_desc(handle, pd):
+        return None
+    md = lib.dnnl_primitive_desc_query_md(pd[0], lib.dnnl_query_exec_arg_md, index)
+    return None if md == _NULL else MemoryDesc._of(md)
+
+
+def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
+    """Scales or zero points: oneDNN reads ``size`` bytes of ``dtype`` values as one dense block,
+    in row-major order of the grouped dimensions, whatever the memory's descriptor says."""
+    desc = memory.desc
+    name = dtype.name.lower() if isinstance(dtype, DataType) else dtype
+    if memory._layout[0] != dtype or memory._size != size:
+        raise ValueError(
+            f"{what}: the primitive reads {size} bytes of {name} "
+            f"scales or zero points there, in order; the memory is {desc!r}"
+        )
+    strides, shape = desc.strides, desc.shape
+    if strides is not None and all(
+        dim == 1 or stride == dense for dim, stride, dense in zip(shape, strides, _row_major(shape), strict=True)
+    ):
+        return
+    raise ValueError(
+        f"{what}: the memory, {desc!r}, does not hold its values in row-major order: oneDNN reads "
+        f"scales and zero points as {size} bytes of {name} in row-major order of the grouped dimensions "
+        "(the last one fastest), so these would apply to the wrong elements. Give them row-major: "
+        "numpy.ascontiguousarray(values) and MemoryDesc.from_array of it, or a descriptor of plain tag "
+        "('a', 'ab', ...)"
+    )
+
+
+def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides, in elements, of a dense row-major layout of ``shape``."""
+    strides, step = [], 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))
 
 
 def _explain(
@@ -297,7 +371,10 @@ def _attr_arg_name(index: int) -> str:
     for maker, bit in (("scales_arg", 4096), ("zero_points_arg", 8192)):
         if index & bit:
             return f"{maker}({name(index & ~bit)})"
-    return "?"
+    for base in (Arg.MULTIPLE_SRC, Arg.MULTIPLE_DST):
+        if base < index < base + 1024:
+            return f"ARG_{base.name} + {index - base}"
+    return "no ARG_* name"
 
 
 class BoundExecution:

@@ -12,18 +12,27 @@ keep the buffer valid while they live.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dlpack
-from ._buffers import MEMORY_ALLOCATE, device_array, device_handle, host_buffer, refuse_allocate
+from ._buffers import (
+    MEMORY_ALLOCATE,
+    Layout,
+    device_array,
+    device_handle,
+    has_buffer,
+    host_buffer,
+    refuse_allocate,
+)
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
 from ._enums import FormatKind
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
-from ._runtime import check_ocl_context, ocl_context
+from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument
 from .errors import Status, make_error
@@ -50,10 +59,14 @@ class Memory(Owned):
     """A memory object: a descriptor, an engine and a buffer.
 
     On a host engine (the CPU engine) ``buffer`` is :data:`MEMORY_ALLOCATE`
-    (the library allocates), :data:`MEMORY_NONE`, or a writable C-contiguous
-    buffer such as a numpy array whose item type matches the descriptor
-    (used in place, without a copy, and kept alive); a bare address only as
-    :class:`UncheckedPointer`. On an OpenCL engine ``buffer`` is
+    (the library allocates), :data:`MEMORY_NONE`, or a writable buffer such
+    as a numpy array whose item type matches the descriptor (used in place,
+    without a copy, and kept alive): an array with the descriptor's shape
+    and strides (the tensor it describes: ``out.T`` for a ``"ba"``
+    descriptor over a row-major ``out``), or a flat (1-D) buffer taken as the
+    raw storage of the descriptor's layout, blocked ones included. A bare
+    address only as :class:`UncheckedPointer`. :meth:`from_array` makes the
+    descriptor from the array. On an OpenCL engine ``buffer`` is
     :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE` or a ``cl_mem`` (see
     ``ocl.make_memory``); on a Level Zero engine a USM pointer (see
     ``ze.make_memory``).
@@ -63,7 +76,8 @@ class Memory(Owned):
             engine can use (a bare int address, a device handle on a host engine, a host array
             on a device engine).
         ValueError: ``buffer`` is too small, of another item type than the descriptor's data
-            type, not C-contiguous, read-only, or in the other byte order.
+            type, of another shape or strides than the descriptor's (or of two or more
+            dimensions for a blocked descriptor), read-only, or in the other byte order.
         ClosedObjectError: ``desc`` or ``engine`` is closed.
         DnnlError: oneDNN refuses to make the memory.
         LibraryNotFoundError: no oneDNN library can be loaded (at the first call into oneDNN).
@@ -95,6 +109,61 @@ class Memory(Owned):
             _create_ze(self, desc, engine, buffer)
         else:
             _create_host(self, desc, engine, buffer)
+
+    @classmethod
+    def from_array(cls, array: object, engine: Engine) -> Memory:
+        """A Memory over ``array``'s own data, without a copy, described as it lies.
+
+        ``Memory(MemoryDesc.from_array(array), engine, array)`` in one call:
+
+        * on a host engine (the CPU engine), a numpy array or another writable
+          buffer (a strided view such as ``a.T`` included), used in place;
+        * on an OpenCL engine, a ``pyopencl.array.Array`` starting at the
+          beginning of its buffer: ``BUFFER`` memory over that buffer.
+
+        The memory keeps ``array`` alive. Its layout is the array's, which a
+        primitive may not take: ``reordered(memory, pd.src_desc(), stream)``
+        brings it to the one a primitive chose, and :func:`to_array` brings a
+        result back into an array.
+
+        Raises:
+            TypeError: ``array`` is none of these for ``engine``'s runtime (a DLPack producer
+                such as a torch tensor: ``dnnl_interop.from_dlpack``), its dtype has no oneDNN
+                data type, or ``engine`` is not an Engine.
+            ValueError: ``array`` is read-only, not in the machine's byte order, has negative
+                strides, or (a pyopencl Array) starts inside its buffer.
+            ClosedObjectError: ``engine`` is closed.
+            DnnlError: oneDNN refuses the descriptor or the memory.
+        """
+        if not isinstance(engine, Engine):
+            raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+        runtime = engine._runtime
+        pyopencl_arrays = sys.modules.get("pyopencl.array")
+        if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
+            if runtime != "ocl":
+                raise TypeError(
+                    f"array: a pyopencl.array.Array is OpenCL memory; {ENGINE_NAMES[runtime]} cannot use it "
+                    "(make the memory on an OpenCL engine, ocl.make_engine)"
+                )
+            desc = MemoryDesc.from_array(array)
+            return make_ocl_memory(desc, engine, OCL_BUFFER, array)
+        if not has_buffer(array) or isinstance(array, Owned):
+            if hasattr(array, "__dlpack__"):
+                raise TypeError(
+                    f"array: a {type(array).__module__}.{type(array).__qualname__} is a DLPack producer, "
+                    "not a buffer: dnnl_interop.from_dlpack(array, engine=engine) takes it"
+                )
+            raise TypeError(
+                "array: expected a numpy array (or another buffer) for a CPU engine, or a "
+                f"pyopencl.array.Array for an OpenCL engine; got a {type(array).__name__}"
+            )
+        if runtime != "native":
+            raise TypeError(
+                f"array: host memory (a {type(array).__name__}) for {ENGINE_NAMES[runtime]}: give a "
+                "pyopencl.array.Array on an OpenCL engine, or a host view of shared USM to "
+                "ocl.make_memory / ze.make_memory with MemoryDesc.from_array(view)"
+            )
+        return cls(MemoryDesc.from_array(array), engine, array)
 
     @classmethod
     def from_handle(
@@ -193,27 +262,30 @@ class Memory(Owned):
         return int(ffi.cast("uintptr_t", out[0]))
 
     def set_data_handle(self, buffer: object) -> None:
-        """Point the memory at another buffer (kept alive like the first).
+        """Point the memory at another buffer (kept alive like the first), checked
+        against the descriptor as the constructor checks its buffer.
 
         Waits first for submitted work that uses this memory: it must not
         be redirected to the new buffer.
 
         Raises:
             TypeError: ``buffer`` is no buffer this memory's engine can use.
-            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, not
-                C-contiguous or read-only; or numpy views of the current buffer exist.
+            ValueError: ``buffer`` is ``MEMORY_ALLOCATE``, too small, of another item type, of
+                another shape or strides than the descriptor's, or read-only; or numpy views of
+                the current buffer exist.
             ClosedObjectError: ``memory`` is closed.
             DnnlError: oneDNN refuses the new handle.
         """
         refuse_allocate(buffer, "buffer")
         self._refuse_while_viewed()
-        size, data_type = self._size, self.desc.data_type
+        desc = self.desc
+        size, data_type, layout = self._size, desc.data_type, layout_of(desc)
         runtime = self.engine._runtime
         if runtime == "native":
-            pointer, kept = host_buffer(buffer, size, data_type, "buffer", (self.desc.shape, self.desc.strides))
+            pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
             kind = "ze_usm" if runtime == "ze" else "ocl_usm" if self._ocl_kind() == OCL_USM else "cl_mem"
-            pointer, kept = device_handle(buffer, size, data_type, "buffer", kind)
+            pointer, kept = device_handle(buffer, size, data_type, "buffer", kind, layout)
         self._repoint(
             lambda memory: lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle",
             (pointer,), kept,
@@ -466,6 +538,11 @@ class Memory(Owned):
         self._shared.changed()
 
 
+def layout_of(desc: MemoryDesc) -> Layout:
+    """What a host array given for ``desc`` is checked against (see ``_buffers.host_buffer``)."""
+    return Layout(desc.shape, desc.strides, lambda: repr(desc))
+
+
 def _numpy_layout(desc: MemoryDesc) -> tuple[numpy.dtype[Any], tuple[int, ...]]:
     """The dtype and byte strides of a numpy array over data laid out by ``desc``."""
     dtype, strides = desc.dtype, desc.strides
@@ -600,14 +677,14 @@ def memory_handles(desc: MemoryDesc, handles: object, runtime: str, what: str) -
         with using((desc, MemoryDesc, "desc")) as md:
             for i, handle in enumerate(given):
                 size = checked(lib.dnnl_memory_desc_get_size_v2(md, i), "dnnl_memory_desc_get_size_v2")
-                data_type = desc.data_type if i == 0 else None
-                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime)
+                data_type, layout = (desc.data_type, layout_of(desc)) if i == 0 else (None, None)
+                pointer, kept = device_handle(handle, size, data_type, f"{what}[{i}]", runtime, layout)
                 if i and not size:
                     raise ValueError(f"{what}[{i}]: the descriptor has no buffer {i}")
                 pointers.append(pointer)
                 keep.append(kept)
         return pointers, tuple(keep), True
-    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime)
+    pointer, kept = device_handle(handles, desc.size, desc.data_type, what, runtime, layout_of(desc))
     return [pointer], kept, False
 
 
@@ -615,7 +692,7 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
     """A CPU (or SYCL) engine's memory over a host buffer."""
     size = desc.size if isinstance(desc, MemoryDesc) and not desc.closed else 0
     data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
-    layout = (desc.shape, desc.strides) if isinstance(desc, MemoryDesc) else None
+    layout = layout_of(desc) if isinstance(desc, MemoryDesc) else None
     pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
     out = Memory._new_out()
     with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
@@ -629,7 +706,7 @@ def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, han
     runtime = "ocl_usm" if kind == OCL_USM else "cl_mem"
     array = None
     if isinstance(desc, MemoryDesc):  # a pyopencl Array: its buffer, once it fits the descriptor
-        buffer = device_array(handle, (desc.shape, desc.strides), desc.dtype, kind == OCL_BUFFER, "handle")
+        buffer = device_array(handle, layout_of(desc), desc.dtype, kind == OCL_BUFFER, "handle")
         array, handle = (handle if buffer is not handle else None), buffer
     pointers, keep, is_list = memory_handles(desc, handle, runtime, "handle")
     if array is not None:

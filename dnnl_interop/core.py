@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._args import *  # noqa: F403 - ARG_SRC, ... (Arg's members): generated from the headers
 from ._args import Arg
+from ._arrays import to_array
 from ._attr import PostOps, PrimitiveAttr, post_op_arg, scales_arg, zero_points_arg
 from ._buffers import MEMORY_ALLOCATE, UncheckedPointer
 from ._cached import make_primitive_cached, reorder_cached
@@ -58,6 +59,7 @@ __all__ = [
     "reorder_cached",
     "reordered",
     "from_dlpack",
+    "to_array",
     "PrimitiveAttr",
     "PostOps",
     "post_op_arg",

@@ -21,7 +21,7 @@ def test_a_bound_execute_computes_what_execute_computes(engine, stream):
     src_desc, dst_desc, primitive = _transpose(engine)
     a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
     bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a),
-                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out.T)})
     for i in range(3):
         a[...] = i
         bound.execute()
@@ -32,12 +32,13 @@ def test_a_bound_execute_computes_what_execute_computes(engine, stream):
 def test_the_arguments_are_checked_when_bound(engine, stream):
     src_desc, dst_desc, primitive = _transpose(engine)
     small = dnnl.Memory(dnnl.MemoryDesc((2,), "f32", "a"), engine)
-    with pytest.raises(ValueError, match=r"args\[1\]: the memory holds 8 bytes, the primitive uses 24"):
+    with pytest.raises(ValueError, match=r"args\[1\] \(ARG_FROM, .*?\): the memory's shape, \(2,\), is not the one the "
+                                         r"primitive takes there, \(2, 3\) .*The shapes differ"):
         primitive.bind(stream, {dnnl.ARG_FROM: small, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
     transposed = dnnl.Memory(dnnl.MemoryDesc((2, 3), "f32", "ba"), engine)
-    with pytest.raises(ValueError, match=r"args\[1\]: the memory's layout, .* is not the one the primitive"):
+    with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory's layout, .* is not the one the primitive"):
         primitive.bind(stream, {dnnl.ARG_FROM: transposed, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
-    with pytest.raises(TypeError, match=r"args\[17\]: expected a dnnl_interop.Memory, got str"):
+    with pytest.raises(TypeError, match=r"args\[17\] \(.*?\): expected a dnnl_interop.Memory, got str"):
         primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: "dst"})
 
 
@@ -47,7 +48,7 @@ def test_a_bound_execute_refuses_what_was_closed_since(engine):
     src, dst = dnnl.Memory(src_desc, engine), dnnl.Memory(dst_desc, engine)
     bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
     src.close()
-    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\] \(.*?\): this Memory is closed"):
         bound.execute()
     bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: dst})
     primitive.close()
@@ -63,13 +64,13 @@ def test_a_memory_given_another_buffer_is_read_from_it(engine, stream):
     first, second = np.ones((2, 3), np.float32), np.full((2, 3), 7, np.float32)
     out = np.zeros((3, 2), np.float32)
     src = dnnl.Memory(src_desc, engine, first)
-    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out.T)})
     src.set_data_handle(second)
     bound.execute()
     stream.wait()
     assert (out == 7).all()
     src.set_data_handle(dnnl.MEMORY_NONE)
-    with pytest.raises(ValueError, match=r"args\[1\]: the memory has no buffer \(MEMORY_NONE\)"):
+    with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory has no buffer \(MEMORY_NONE\)"):
         bound.execute()
 
 
@@ -79,7 +80,7 @@ def test_work_in_flight_keeps_what_it_uses_after_every_reference_is_dropped(engi
     src_desc, dst_desc, primitive = _transpose(engine)
     a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
     bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a),
-                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out)})
+                                    dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out.T)})
     bound.execute()
     del bound, primitive, src_desc, dst_desc, a
     gc.collect()
@@ -120,7 +121,7 @@ def test_an_object_of_another_kind_given_as_a_memory_is_refused_and_not_kept(eng
     live = _owned.live_objects()
     desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
     for _attempt in range(3):
-        with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got MemoryDesc"):
+        with pytest.raises(TypeError, match=r"args\[1\] \(.*?\): expected a dnnl_interop.Memory, got MemoryDesc"):
             primitive.execute(stream, {dnnl.ARG_FROM: desc, dnnl.ARG_TO: dnnl.Memory(dst_desc, engine)})
     stream.wait()
     desc.close()  # let go by the wait: destroyed now
@@ -132,7 +133,7 @@ def test_the_primitive_given_as_its_own_memory_is_refused_and_earlier_work_stays
     src_desc, dst_desc, primitive = _transpose(engine)
     src, dst = dnnl.Memory(src_desc, engine), dnnl.Memory(dst_desc, engine)
     primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
-    with pytest.raises(TypeError, match=r"args\[1\]: expected a dnnl_interop.Memory, got Primitive"):
+    with pytest.raises(TypeError, match=r"args\[1\] \(.*?\): expected a dnnl_interop.Memory, got Primitive"):
         primitive.execute(stream, {dnnl.ARG_FROM: primitive, dnnl.ARG_TO: dst})
     # The earlier work still uses the primitive: it stays registered until the wait lets go of it.
     assert id(stream) in primitive._users and stream._pending[id(primitive)] is primitive
@@ -145,7 +146,7 @@ def test_the_primitive_given_as_its_own_memory_is_refused_and_earlier_work_stays
 
 def _bound_transpose(engine, stream, a, out):
     src_desc, dst_desc, primitive = _transpose(engine)
-    src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out)
+    src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out.T)
     return primitive, src, dst, primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
 
 
@@ -224,7 +225,7 @@ def test_a_binding_holds_its_handles_until_it_lets_go(engine, stream):
     primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
     src.close()  # closed at once, its handle destroyed once the binding lets go
     assert src._handle is None and id(src) in deferred
-    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\] \(.*?\): this Memory is closed"):
         bound.execute(wait=True)
     stream.wait()  # the refused submission registered what it had checked, as execute does
     bound.close()
@@ -254,7 +255,7 @@ def test_execute_with_wait_also_finishes_and_lets_go_of_earlier_work(engine, str
     primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
     b, other = np.full((2, 3), 5, np.float32), np.zeros((3, 2), np.float32)
     earlier = dnnl.Memory(src.desc, engine, b)
-    primitive.execute(stream, {dnnl.ARG_FROM: earlier, dnnl.ARG_TO: dnnl.Memory(dst.desc, engine, other)})
+    primitive.execute(stream, {dnnl.ARG_FROM: earlier, dnnl.ARG_TO: dnnl.Memory(dst.desc, engine, other.T)})
     bound.execute(wait=True)
     assert (other == 5).all() and (out == a.T).all()
     assert stream._pending == {} and not earlier._users
@@ -269,7 +270,7 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     bound.execute(wait=True)
     assert (out == 7).all() and stream._pending == {}
     src.set_data_handle(dnnl.MEMORY_NONE)
-    with pytest.raises(ValueError, match=r"args\[1\]: the memory has no buffer \(MEMORY_NONE\)"):
+    with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory has no buffer \(MEMORY_NONE\)"):
         bound.execute(wait=True)
     src.set_data_handle(np.full((2, 3), 5, np.float32))
     stream.wait()
@@ -277,7 +278,7 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     assert (out == 5).all()
     src_desc = src.desc
     src.close()
-    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+    with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\] \(.*?\): this Memory is closed"):
         bound.execute(wait=True)
     bound = primitive.bind(stream, {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine), dnnl.ARG_TO: dst})
     primitive.close()
@@ -312,7 +313,7 @@ def test_a_close_from_another_thread_during_execute_with_wait_waits_for_the_bind
     closer.start()
     calls = []
     try:
-        with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\]: this Memory is closed"):
+        with pytest.raises(dnnl.ClosedObjectError, match=r"args\[1\] \(.*?\): this Memory is closed"):
             while len(calls) < 10_000:
                 started.set()
                 bound.execute(wait=True)

@@ -190,7 +190,7 @@ def _engine_transposes(source: np.ndarray) -> dict:
             ze.execute(
                 dnnl.reorder(src_desc, dst_desc, engine), stream,
                 {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-                 dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+                 dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
             )
             stream.wait()
         driver_back = ze.get_driver(engine)

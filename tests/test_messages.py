@@ -228,3 +228,70 @@ def test_import_module_says_which_library_was_loaded_when_the_module_needs_anoth
     assert message.startswith("needs_other_dnnl: libdnnl.so.9: cannot open shared object file")
     assert f"dnnl_interop loaded {real_dnnl.path} (soname libdnnl.so.3), which the module does not link" in message
     assert "rebuild it with extra_link_args=dnnl_interop.embedding.link_args()" in message
+
+
+# --- execute: arguments by name, the descriptor expected, reordered only where it helps --------
+
+
+def _matmul(engine, wei_tag="any"):
+    return dnnl.MatmulDesc(engine, dnnl.MemoryDesc((4, 8), "f32", "ab"), dnnl.MemoryDesc((8, 64), "f32", wei_tag),
+                           dnnl.MemoryDesc((4, 64), "f32", "ab"))
+
+
+def _matmul_args(engine, pd, weights):
+    return {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine), dnnl.ARG_WEIGHTS: weights,
+            dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine)}
+
+
+def test_execute_names_an_argument_of_another_shape_and_says_no_reorder_changes_a_shape(engine, stream):
+    with _matmul(engine, "ab") as pd, dnnl.Primitive(pd) as primitive:
+        weights = dnnl.Memory(dnnl.MemoryDesc((64, 8), "f32", "ab"), engine)  # the transpose's shape, same bytes
+        with pytest.raises(ValueError) as raised:
+            primitive.execute(stream, _matmul_args(engine, pd, weights))
+    message = str(raised.value)
+    assert message.startswith(
+        "args[33] (ARG_WEIGHTS, ARG_WEIGHTS_0, ARG_WEIGHTS_LAYER): the memory's shape, (64, 8), is not the one "
+        "the primitive takes there, (8, 64) (it expects MemoryDesc((8, 64), f32, 'ab'); the memory is "
+        "MemoryDesc((64, 8), f32, 'ab')). The shapes differ"), message
+    assert "reordered" not in message
+
+
+def test_execute_names_an_argument_of_another_layout_shows_the_one_expected_and_the_reorder(engine, stream):
+    with _matmul(engine) as pd, pd.weights_desc() as chosen, dnnl.Primitive(pd) as primitive:
+        weights = dnnl.Memory(dnnl.MemoryDesc((8, 64), "f32", "ba"), engine)
+        if chosen == weights.desc:
+            pytest.skip(f"oneDNN chose {chosen!r} here")
+        with pytest.raises(ValueError) as raised:
+            primitive.execute(stream, _matmul_args(engine, pd, weights))
+        message = str(raised.value)
+        assert message.startswith(
+            "args[33] (ARG_WEIGHTS, ARG_WEIGHTS_0, ARG_WEIGHTS_LAYER): the memory's layout, "
+            f"MemoryDesc((8, 64), f32, 'ba'), is not the one the primitive computes with there, {chosen!r}"), message
+        assert message.endswith("bring this one there with dnnl_interop.reordered(memory, desc.arg_desc(33), stream)")
+
+
+def test_execute_names_an_argument_of_another_data_type_and_the_reorder_that_converts_it(engine, stream):
+    with _matmul(engine, "ab") as pd, dnnl.Primitive(pd) as primitive:
+        weights = dnnl.Memory(dnnl.MemoryDesc((8, 64), "f16", "ab"), engine)
+        with pytest.raises(ValueError) as raised:
+            primitive.execute(stream, _matmul_args(engine, pd, weights))
+    message = str(raised.value)
+    assert message.startswith("args[33] (ARG_WEIGHTS, ARG_WEIGHTS_0, ARG_WEIGHTS_LAYER): the memory holds f16, "
+                              "the primitive reads f32 there (it expects MemoryDesc((8, 64), f32, 'ab')"), message
+    assert "dnnl_interop.reordered(memory, desc.arg_desc(33), stream)" in message
+
+
+def test_execute_names_attribute_arguments_by_how_they_are_made(engine, stream):
+    with dnnl.PrimitiveAttr() as attr:
+        attr.set_scales_mask(dnnl.ARG_WEIGHTS, 2)  # one per column: 64 values
+        with dnnl.MatmulDesc(engine, dnnl.MemoryDesc((4, 8), "f32", "ab"), dnnl.MemoryDesc((8, 64), "f32", "ab"),
+                             dnnl.MemoryDesc((4, 64), "f32", "ab"), attr=attr) as pd, \
+                dnnl.Primitive(pd) as primitive:
+            args = _matmul_args(engine, pd, dnnl.Memory(pd.weights_desc(), engine))
+            scales = dnnl.Memory(dnnl.MemoryDesc((8,), "f32", "a"), engine)
+            with pytest.raises(ValueError, match=r"^args\[4129\] \(scales_arg\(ARG_WEIGHTS\)\): the primitive reads "
+                                                 r"256 bytes of f32 scales or zero points there"):
+                primitive.execute(stream, {**args, dnnl.scales_arg(dnnl.ARG_WEIGHTS): scales})
+            with pytest.raises(TypeError, match=r"^args\[4129\] \(scales_arg\(ARG_WEIGHTS\)\): expected a "
+                                                r"dnnl_interop.Memory, got str"):
+                primitive.execute(stream, {**args, dnnl.scales_arg(dnnl.ARG_WEIGHTS): "scales"})

@@ -263,9 +263,9 @@ def test_a_reorder_writes_into_a_strided_view_and_nowhere_else(engine):
 def test_a_non_contiguous_view_with_another_layout_is_refused_naming_both(engine):
     view = np.zeros((3, 2), np.float32).T  # (2, 3), strides (4, 8) bytes
     with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc:
-        with pytest.raises(ValueError, match=r"^buffer: the buffer is not C-contiguous and its layout "
-                           r"\(shape \(2, 3\), strides \(4, 8\) bytes\) is not the descriptor's "
-                           r"\(shape \(2, 3\), strides \(12, 4\) bytes\); describe it with MemoryDesc.from_array"):
+        with pytest.raises(ValueError, match=r"^buffer: the array's strides, \(4, 8\) bytes \(Fortran-contiguous "
+                           r"\(column-major\)\), are not the descriptor's, \(12, 4\) bytes \(MemoryDesc\(\(2, 3\), "
+                           r"f32, 'ab'\)\): oneDNN would read its elements in another order .* MemoryDesc.from_array"):
             dnnl.Memory(desc, engine, view)
 
 
@@ -275,7 +275,7 @@ def test_set_data_handle_takes_a_strided_view_of_the_descriptors_layout(engine):
         memory.set_data_handle(second.T)
         assert memory.data_handle == second.ctypes.data
         np.testing.assert_array_equal(np.asarray(memory), second.T)
-        with pytest.raises(ValueError, match="not C-contiguous"):
+        with pytest.raises(ValueError, match=r"an array of shape \(3, 2\) for a descriptor of shape \(2, 3\)"):
             memory.set_data_handle(np.zeros((2, 3), np.float32)[:, ::1].T)
 
 
@@ -438,7 +438,7 @@ def test_a_host_read_right_after_execute_sees_the_finished_result(engine, read):
             dnnl.Memory(dst_desc, engine) as scratch, dnnl.reorder(src_desc, dst_desc, engine) as reorder:
         for _ in range(3):
             dst_array = np.full((_N, _N), -1, np.float32)
-            with dnnl.Memory(dst_desc, engine, dst_array) as dst:
+            with dnnl.Memory(dst_desc, engine, dst_array.T) as dst:  # "ba": the tensor is dst_array.T
                 for _ in range(3):
                     reorder.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: scratch})
                 reorder.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
@@ -447,3 +447,183 @@ def test_a_host_read_right_after_execute_sees_the_finished_result(engine, read):
                 assert stale == 0, f"{stale} of {_N * _N} elements read before the reorder wrote them"
                 del seen
             stream.wait()
+
+
+# --- an array is the tensor its descriptor describes, or raw storage --------------------------------
+
+
+def test_an_array_of_another_shape_is_refused_even_of_the_same_size(engine):
+    # Before: a (4, 3) array for a (3, 4) descriptor was taken, and read as another tensor.
+    with dnnl.MemoryDesc((3, 4), "f32", "ab") as desc:
+        with pytest.raises(ValueError, match=r"^buffer: an array of shape \(4, 3\) for a descriptor of shape \(3, 4\) "
+                                             r"\(MemoryDesc\(\(3, 4\), f32, 'ab'\)\): oneDNN would read its elements "
+                                             r"as another tensor's"):
+            dnnl.Memory(desc, engine, np.zeros((4, 3), np.float32))
+
+
+def test_a_row_major_array_for_a_ba_descriptor_is_refused_and_its_transpose_is_the_tensor(engine):
+    # Before: "ba" over a row-major array of its shape was taken, and read transposed.
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with dnnl.MemoryDesc((3, 4), "f32", "ba") as ba, dnnl.MemoryDesc((3, 4), "f32", "ab") as ab:
+        with pytest.raises(ValueError, match=r"^buffer: the array's strides, \(16, 4\) bytes \(C-contiguous "
+                                             r"\(row-major\)\), are not the descriptor's, \(4, 12\) bytes "
+                                             r"\(MemoryDesc\(\(3, 4\), f32, 'ba'\)\): oneDNN would read its elements "
+                                             r"in another order"):
+            dnnl.Memory(ba, engine, np.zeros((3, 4), np.float32))
+        out = np.zeros((4, 3), np.float32)  # row-major (4, 3): its transpose is the (3, 4) tensor in "ba"
+        with dnnl.Memory(ab, engine, a) as src, dnnl.Memory(ba, engine, out.T) as dst:
+            _reorder(engine, src, dst)
+    np.testing.assert_array_equal(out.T, a)
+
+
+def _conv_pd(engine, out_channels):
+    return dnnl.ConvolutionForwardDesc(
+        engine, dnnl.MemoryDesc((1, 3, 8, 8), "f32", "any"), dnnl.MemoryDesc((out_channels, 3, 3, 3), "f32", "any"),
+        dnnl.MemoryDesc((1, out_channels, 6, 6), "f32", "any"), (1, 1), (0, 0), (0, 0),
+    )
+
+
+def test_the_plain_weights_array_for_the_blocked_weights_descriptor_is_refused_naming_reordered(engine):
+    # Before: with 16 output channels the byte sizes match, the array was taken, and the
+    # convolution read the plain weights as blocked ones: a silently wrong result.
+    w = np.random.default_rng(0).random((16, 3, 3, 3), dtype=np.float32)
+    with _conv_pd(engine, 16) as pd, pd.weights_desc() as chosen:
+        if chosen.strides is not None:
+            pytest.skip(f"oneDNN chose a plain layout here ({chosen!r})")
+        assert chosen.size == w.nbytes  # the sizes match: only the layout differs
+        with pytest.raises(ValueError) as caught:
+            dnnl.Memory(chosen, engine, w)
+        message = str(caught.value)
+        assert message.startswith(f"buffer: the descriptor, {chosen!r}, is not a plain layout (blocked or padded)")
+        assert "dnnl_interop.reordered(memory, desc, stream)" in message and repr(chosen.tag) in message
+
+
+def test_a_convolution_over_weights_brought_to_the_chosen_layout_matches_numpy(engine):
+    rng = np.random.default_rng(1)
+    x, w = rng.random((1, 3, 8, 8), dtype=np.float32), rng.random((16, 3, 3, 3), dtype=np.float32)
+    windows = np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(1, 2))
+    expected = np.einsum("chwij,ocij->ohw", windows, w)[None]
+    with _conv_pd(engine, 16) as pd, dnnl.Stream(engine) as stream:
+        src = dnnl.reordered(dnnl.Memory.from_array(x, engine), pd.src_desc(), stream)
+        weights = dnnl.reordered(dnnl.Memory.from_array(w, engine), pd.weights_desc(), stream)
+        dst = dnnl.Memory(pd.dst_desc(), engine)
+        dnnl.Primitive(pd).execute(stream, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst})
+        np.testing.assert_allclose(dnnl.to_array(dst, stream), expected, rtol=1e-5, atol=1e-5)
+        # The raw storage of the chosen layout, flat, is taken as it lies: the same result.
+        raw = np.empty(pd.weights_desc().size // 4, np.float32)
+        with dnnl.Memory(pd.weights_desc(), engine, raw) as stored:
+            dnnl.reorder(weights.desc, stored.desc, engine).execute(
+                stream, {dnnl.ARG_FROM: weights, dnnl.ARG_TO: stored})
+            dnnl.Primitive(pd).execute(stream, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: stored, dnnl.ARG_DST: dst})
+            np.testing.assert_allclose(dnnl.to_array(dst, stream), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_flat_buffer_is_the_raw_storage_of_the_descriptors_layout(engine):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with dnnl.MemoryDesc((2, 3), "f32", "ba") as ba, dnnl.MemoryDesc((2, 3), "f32", "ab") as ab:
+        flat = np.zeros(6, np.float32)
+        with dnnl.Memory(ab, engine, a) as src, dnnl.Memory(ba, engine, flat) as dst:
+            _reorder(engine, src, dst)
+        np.testing.assert_array_equal(flat, a.T.reshape(-1))  # column-major, as "ba" lays it out
+        with pytest.raises(ValueError, match=r"^buffer: 20 bytes, the descriptor needs 24"):
+            dnnl.Memory(ba, engine, np.zeros(5, np.float32))
+    with dnnl.MemoryDesc((2, 3), "u8", "ab") as bytes_desc, dnnl.Memory(bytes_desc, engine, bytearray(6)) as memory:
+        assert memory.desc.size == 6
+
+
+def test_set_data_handle_refuses_an_array_of_another_layout(engine):
+    with dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, dnnl.Memory(desc, engine) as memory:
+        with pytest.raises(ValueError, match=r"^buffer: an array of shape \(3, 2\) for a descriptor of shape \(2, 3\)"):
+            memory.set_data_handle(np.zeros((3, 2), np.float32))
+        with pytest.raises(ValueError, match=r"^buffer: the array's strides, \(4, 8\) bytes \(Fortran-contiguous"):
+            memory.set_data_handle(np.zeros((2, 3), np.float32, order="F"))
+        given = np.zeros((2, 3), np.float32)
+        memory.set_data_handle(given)
+        assert memory.data_handle == given.ctypes.data
+
+
+def test_the_stride_of_a_dimension_of_one_element_is_not_checked(engine):
+    column = np.zeros((4, 2), np.float32)[:, :1]  # (4, 1), strides (8, 4) bytes
+    with dnnl.MemoryDesc((4, 1), "f32", strides=(2, 7)) as desc, dnnl.Memory(desc, engine, column) as memory:
+        assert memory.data_handle == column.ctypes.data
+
+
+# --- one call each way: Memory.from_array and to_array -----------------------------------------------
+
+
+def test_from_array_uses_the_array_in_place_as_it_lies(engine):
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for array in (a, a.T, a[:, ::2]):
+        with dnnl.Memory.from_array(array, engine) as memory:
+            assert memory.desc == dnnl.MemoryDesc.from_array(array)
+            assert memory.data_handle == array.__array_interface__["data"][0]
+            np.testing.assert_array_equal(np.asarray(memory), array)
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda: np.zeros(4, np.complex64), TypeError, "complex64"),
+        (lambda: np.frombuffer(b"\0" * 16, np.float32), ValueError, "read-only"),
+        (lambda: [1.0, 2.0], TypeError, r"expected a numpy array .* got a list"),
+        (lambda: type("Producer", (), {"__dlpack__": lambda self: None})(), TypeError,
+         r"is a DLPack producer, not a buffer: dnnl_interop.from_dlpack\(array, engine=engine\)"),
+    ],
+)
+def test_from_array_refuses_what_it_cannot_use_in_place(engine, make, error, message):
+    with pytest.raises(error, match=message):
+        dnnl.Memory.from_array(make(), engine)
+
+
+def test_to_array_brings_a_blocked_result_back_row_major_or_into_any_array(engine):
+    rng = np.random.default_rng(2)
+    x = rng.random((1, 16, 5, 5), dtype=np.float32)
+    with dnnl.Stream(engine) as stream, dnnl.MemoryDesc(x.shape, "f32", "aBcd8b") as blocked_desc:
+        blocked = dnnl.reordered(dnnl.Memory.from_array(x, engine), blocked_desc, stream)
+        fresh = dnnl.to_array(blocked, stream)
+        assert fresh.flags.c_contiguous and fresh.dtype == np.float32
+        np.testing.assert_array_equal(fresh, x)
+        out = np.zeros(x.shape, np.float32, order="F")
+        assert dnnl.to_array(blocked, stream, out=out) is out
+        np.testing.assert_array_equal(out, x)
+        backwards = np.zeros(x.shape, np.float32)[..., ::-1]  # negative strides: through a row-major copy
+        dnnl.to_array(blocked, stream, out=backwards)
+        np.testing.assert_array_equal(backwards, x)
+
+
+def test_to_array_of_the_arrays_own_memory_returns_it_once_the_work_is_done(engine):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = np.zeros((2, 3), np.float32)
+    with dnnl.Stream(engine) as stream, dnnl.Memory.from_array(a, engine) as src, \
+            dnnl.Memory.from_array(out, engine) as dst:
+        dnnl.reorder(src.desc, dst.desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        assert dnnl.to_array(dst, stream, out=out) is out
+        np.testing.assert_array_equal(out, a)
+    storage = np.zeros((3, 2), np.float32)
+    with dnnl.Stream(engine) as stream, dnnl.MemoryDesc((2, 3), "f32", "ba") as ba, \
+            dnnl.Memory(ba, engine, storage.T) as column_major:
+        with pytest.raises(ValueError, match=r"^out: shares the memory's buffer in another layout"):
+            dnnl.to_array(column_major, stream, out=storage.reshape(2, 3))  # the same bytes, row-major
+
+
+@pytest.mark.parametrize(
+    ("out", "error", "message"),
+    [
+        (np.zeros((3, 2), np.float32), ValueError, r"^out: shape \(3, 2\), the memory's is \(2, 3\)"),
+        (np.zeros((2, 3), np.float64), ValueError, r"^out: dtype float64, the memory holds float32"),
+        (np.frombuffer(b"\0" * 24, np.float32).reshape(2, 3), ValueError, r"^out: the array is read-only"),
+        ([[0.0] * 3] * 2, TypeError, r"^out: expected a numpy array or None, got list"),
+    ],
+)
+def test_to_array_checks_out(engine, out, error, message):
+    with dnnl.Stream(engine) as stream, dnnl.MemoryDesc((2, 3), "f32", "ab") as desc, \
+            dnnl.Memory(desc, engine) as memory:
+        with pytest.raises(error, match=message):
+            dnnl.to_array(memory, stream, out=out)
+
+
+def test_to_array_refuses_a_type_numpy_cannot_hold(engine):
+    with dnnl.Stream(engine) as stream, dnnl.MemoryDesc((2, 3), "bf16", "ab") as desc, \
+            dnnl.Memory(desc, engine) as memory:
+        with pytest.raises(TypeError, match=r"^memory: numpy has no type for bf16"):
+            dnnl.to_array(memory, stream)

@@ -93,7 +93,7 @@ def reorder_setup(engine, n, tag_in="ab", tag_out="ba"):
     a = numpy.arange(n * n, dtype=numpy.float32).reshape(n, n)
     out = numpy.zeros_like(a)
     src = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, tag_in), engine, a)
-    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, tag_out), engine, out)
+    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, tag_out), engine, out.T if tag_out == "ba" else out)
     primitive = dnnl.reorder(src.desc, dst.desc, engine)
     return primitive, {{dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}}, a, out
 """
@@ -266,7 +266,7 @@ def step(engine, stream):
     a = numpy.arange(4096 * 4096, dtype=numpy.float32).reshape(4096, 4096)
     out = numpy.zeros_like(a)
     src = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ab"), engine, a)
-    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ba"), engine, out)
+    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ba"), engine, out.T)
     dnnl.reorder(src.desc, dst.desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
     return out
 
@@ -332,7 +332,7 @@ def cycle_through_memory():
     a = numpy.arange(512 * 512, dtype=numpy.float32).reshape(512, 512).view(Held)
     out = numpy.zeros((512, 512), numpy.float32)
     src = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ab"), engine, a)
-    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ba"), engine, out)
+    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ba"), engine, out.T)
     primitive = dnnl.reorder(src.desc, dst.desc, engine)
     primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})  # not waited
     a.cycle = [engine, stream, src, dst, primitive]
@@ -367,7 +367,7 @@ def step(engine, stream):
     a = numpy.ones((2048, 2048), numpy.float32)
     out = numpy.empty_like(a)
     src = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ab"), engine, a)
-    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ba"), engine, out)
+    dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, a.dtype, "ba"), engine, out.T)
     dnnl.reorder(src.desc, dst.desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
 
 step(engine, stream)
@@ -536,7 +536,7 @@ def execute():
             a = numpy.ones((256, 256), numpy.float32).view(Held)
             out = numpy.zeros((256, 256), numpy.float32)
             src = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ab"), engine, a)
-            dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ba"), engine, out)
+            dst = dnnl.Memory(dnnl.MemoryDesc(a.shape, "f32", "ba"), engine, out.T)
             primitive = dnnl.reorder(src.desc, dst.desc, engine)
             primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
             a.cycle = [src, dst, primitive]  # garbage only the collector frees

@@ -1040,7 +1040,8 @@ def test_format_any_gives_blocked_convolution_weights_and_refuses_plain_ones(eng
         for arg, t in ((dnnl.ARG_SRC, src), (dnnl.ARG_WEIGHTS, weights)):
             plain = stack.enter_context(dnnl.Memory(stack.enter_context(desc_of(t.array, "f32")), engine, t.array))
             fix = rf"dnnl_interop\.reordered\(memory, desc\.arg_desc\({arg}\), stream\)"
-            with pytest.raises(ValueError, match=rf"^args\[{arg}\]: the memory's layout, .* is not the one .*{fix}"):
+            refused = rf"^args\[{arg}\] \(.*?\): the memory's layout, .* is not the one .*{fix}"
+            with pytest.raises(ValueError, match=refused):
                 primitive.execute(stream, {**chosen_memory, arg: plain})
         execute(engine, stream, pd, {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst})
     expected = ref.convolution(x, w, None, [1, 1], [0, 0], [0, 0], [0, 0])
@@ -1057,7 +1058,8 @@ def test_format_any_matmul_weights_are_blocked_and_a_plain_memory_is_refused_wit
             desc_of(weights.array, "f32") as plain_desc, dnnl.Memory(plain_desc, engine, weights.array) as plain:
         assert _is_blocked(chosen), chosen  # 'BA16a64b' on AVX-512
         assert chosen.size > plain.desc.size  # padded: the plain memory is smaller, and still the layout is named
-        with pytest.raises(ValueError, match=r"^args\[33\]: the memory's layout.*dnnl_interop\.reordered\(memory, "):
+        with pytest.raises(ValueError, match=r"^args\[33\] \(.*?\): the memory's layout.*"
+                                             r"dnnl_interop\.reordered\(memory, "):
             primitive.execute(stream, {dnnl.ARG_SRC: src_memory, dnnl.ARG_WEIGHTS: plain, dnnl.ARG_DST: dst_memory})
         with dnnl.reordered(plain, chosen, stream) as blocked:
             assert blocked is not plain and blocked.desc == chosen
@@ -1369,6 +1371,75 @@ def test_a_descriptor_knows_the_scales_and_zero_points_its_attributes_add(engine
             assert set(pd._required) == set(primitive._required) == wanted  # checked given before oneDNN
         with dnnl.MatmulDesc(engine, src, weights, dst) as plain:
             assert plain._required == ()
+
+
+def _grouped_int8_convolution(engine, attr, groups=2, per_group=4, in_per_group=3):
+    return dnnl.ConvolutionForwardDesc(
+        engine, dnnl.MemoryDesc((1, groups * in_per_group, 5, 5), "u8", "abcd"),
+        dnnl.MemoryDesc((groups, per_group, in_per_group, 3, 3), "s8", "abcde"),
+        dnnl.MemoryDesc((1, groups * per_group, 3, 3), "f32", "abcd"), (1, 1), (0, 0), (0, 0), attr=attr)
+
+
+def test_grouped_weight_scales_in_row_major_order_scale_each_output_channel(engine, stream):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, (1, 6, 5, 5)).astype(np.uint8)
+    w = rng.integers(-3, 4, (2, 4, 3, 3, 3)).astype(np.int8)
+    scales = (2.0 ** rng.integers(-2, 3, (2, 4))).astype(np.float32)  # one per (group, output channel)
+    windows = np.lib.stride_tricks.sliding_window_view(x[0].astype(np.float32), (3, 3), axis=(1, 2))
+    expected = np.concatenate([
+        np.einsum("chwij,ocij->ohw", windows[3 * g:3 * g + 3], w[g] * scales[g][:, None, None, None]) for g in range(2)
+    ])
+    with PrimitiveAttr() as attr:
+        attr.set_scales_mask(dnnl.ARG_WEIGHTS, 0b11)  # the groups and output channels dimensions
+        with _grouped_int8_convolution(engine, attr) as pd, dnnl.Primitive(pd) as primitive:
+            weights = dnnl.reordered(dnnl.Memory.from_array(w, engine), pd.weights_desc(), stream)
+            args = {dnnl.ARG_SRC: dnnl.Memory.from_array(x, engine), dnnl.ARG_WEIGHTS: weights,
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine)}
+            for given in (scales, scales.reshape(-1)):  # row-major (2, 4), or flat
+                scales_memory = dnnl.Memory.from_array(given, engine)
+                primitive.execute(stream, {**args, dnnl.scales_arg(dnnl.ARG_WEIGHTS): scales_memory})
+                np.testing.assert_array_equal(dnnl.to_array(args[dnnl.ARG_DST], stream)[0], expected)
+
+
+@pytest.mark.parametrize("order", ["numpy.asfortranarray", "a .T view"])
+def test_grouped_weight_scales_in_column_major_order_are_refused_naming_the_argument(engine, stream, order):
+    # Before: accepted for their size and data type, and read in row-major order by oneDNN: each
+    # scale multiplied another (group, channel) than the one it was given for. A wrong result.
+    scales = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+    given = np.asfortranarray(scales) if order == "numpy.asfortranarray" else np.ascontiguousarray(scales.T).T
+    with PrimitiveAttr() as attr:
+        attr.set_scales_mask(dnnl.ARG_WEIGHTS, 0b11)
+        with _grouped_int8_convolution(engine, attr) as pd, dnnl.Primitive(pd) as primitive:
+            args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine),
+                    dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine),
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine),
+                    dnnl.scales_arg(dnnl.ARG_WEIGHTS): dnnl.Memory(dnnl.MemoryDesc.from_array(given), engine, given)}
+            refused = (r"^args\[4129\] \(scales_arg\(ARG_WEIGHTS\)\): the memory, MemoryDesc\(\(2, 4\), f32, "
+                       r"strides=\(1, 2\)\), does not hold its values in row-major order: oneDNN reads scales and zero "
+                       r"points as 32 bytes of f32 in row-major order .* numpy.ascontiguousarray\(values\)")
+            with pytest.raises(ValueError, match=refused):
+                primitive.execute(stream, args)
+            with pytest.raises(ValueError, match=refused):
+                primitive.bind(stream, args)
+
+
+def test_zero_points_in_column_major_order_are_refused_naming_the_argument(engine, stream):
+    with PrimitiveAttr() as attr:
+        attr.set_zero_points_mask(dnnl.ARG_DST, 2)  # one per column of the (2, 8) dst: 8 values
+        with dnnl.MatmulDesc(engine, dnnl.MemoryDesc((2, 3), "u8", "ab"), dnnl.MemoryDesc((3, 8), "s8", "ab"),
+                             dnnl.MemoryDesc((2, 8), "u8", "ab"), attr=attr) as pd, dnnl.Primitive(pd) as primitive:
+            args = {dnnl.ARG_SRC: dnnl.Memory(pd.src_desc(), engine),
+                    dnnl.ARG_WEIGHTS: dnnl.Memory(pd.weights_desc(), engine),
+                    dnnl.ARG_DST: dnnl.Memory(pd.dst_desc(), engine)}
+            values = np.asfortranarray(np.arange(8, dtype=np.int32).reshape(2, 4))
+            with pytest.raises(ValueError, match=r"^args\[8209\] \(zero_points_arg\(ARG_DST\)\): the memory, "
+                                                 r"MemoryDesc\(\(2, 4\), s32, strides=\(1, 2\)\), does not hold"):
+                primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory(
+                    dnnl.MemoryDesc.from_array(values), engine, values)})
+            flat = np.arange(8, dtype=np.int32)
+            primitive.execute(stream, {**args, dnnl.zero_points_arg(dnnl.ARG_DST): dnnl.Memory(
+                dnnl.MemoryDesc.from_array(flat), engine, flat)})
+            stream.wait()
 
 
 # --- threads ------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def test_cpu_engine_cycles_do_not_grow_memory(real_dnnl):
             src_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ab")
             dst_desc = dnnl_interop.MemoryDesc((8, 8), "f32", "ba")
             src = dnnl_interop.Memory(src_desc, engine, array)
-            dst = dnnl_interop.Memory(dst_desc, engine, out)
+            dst = dnnl_interop.Memory(dst_desc, engine, out.T)
             dnnl_interop.reorder(src_desc, dst_desc, engine).execute(
                 stream, {dnnl_interop.ARG_FROM: src, dnnl_interop.ARG_TO: dst}
             )

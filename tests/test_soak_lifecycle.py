@@ -90,7 +90,7 @@ def test_executions_dropped_before_the_wait(engine):
         def __init__(self):
             a = np.ones((8, 8), np.float32)
             primitive.execute(stream, {dnnl.ARG_FROM: dnnl.Memory(src, engine, a),
-                                       dnnl.ARG_TO: dnnl.Memory(dst, engine, np.empty_like(a))})
+                                       dnnl.ARG_TO: dnnl.Memory(dst, engine, np.empty_like(a).T)})
             stream.wait()
 
         def close(self):

@@ -45,7 +45,7 @@ def worker(seed):
             src_desc = dnnl.MemoryDesc(a.shape, a.dtype, "ab")
             dst_desc = dnnl.MemoryDesc(a.shape, a.dtype, "ba")
             src = dnnl.Memory(src_desc, engine, a)
-            dst = dnnl.Memory(dst_desc, engine, out)
+            dst = dnnl.Memory(dst_desc, engine, out.T)
             primitive = dnnl.reorder(src_desc, dst_desc, engine)
             own = rng.random() < 0.5
             stream = dnnl.Stream(engine) if own else shared["stream"]

@@ -88,7 +88,7 @@ _fixture("md_small", 'md_small = dnnl.MemoryDesc((2, 2), "float32", "ab")')
 _fixture("big_md", 'big_md = dnnl.MemoryDesc((4096, 4096), "float32", "ab")')
 _fixture("big_md_t", 'big_md_t = dnnl.MemoryDesc((4096, 4096), "float32", "ba")')
 _fixture("src", "src = dnnl.Memory(md, eng, a)")
-_fixture("dst", "dst = dnnl.Memory(md_t, eng, out)")
+_fixture("dst", "dst = dnnl.Memory(md_t, eng, out.T)")
 _fixture("src_small", "src_small = dnnl.Memory(md_small, eng)")
 _fixture("src_eng2", "src_eng2 = dnnl.Memory(md, eng2, a)")
 _fixture("src_none", "src_none = dnnl.Memory(md, eng, dnnl.MEMORY_NONE)")
@@ -110,7 +110,7 @@ def reorder_big(engine, stream):
     a = big.copy()
     result = np.zeros_like(a)
     s = dnnl.Memory(big_md, engine, a)
-    d = dnnl.Memory(big_md_t, engine, result)
+    d = dnnl.Memory(big_md_t, engine, result.T)
     dnnl.reorder(big_md, big_md_t, engine).execute(stream, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})
     return result  # only the output array survives the call
 ''',
@@ -397,8 +397,8 @@ _fixture(
 _fixture(
     "zdst",
     {
-        "*": "zdst = ze.make_memory(md_t, zeng, out)",
-        "emulated-ze": "zout = lz.shared((4, 4)); zdst = ze.make_memory(md_t, zeng, zout.array)",
+        "*": "zdst = ze.make_memory(md_t, zeng, out.T)",
+        "emulated-ze": "zout = lz.shared((4, 4)); zdst = ze.make_memory(md_t, zeng, zout.array.T)",
     },
     gpu=True,
 )
@@ -411,7 +411,7 @@ def reorder_big_ze(engine, stream):
     source = lz.shared((4096, 4096)); source.array[:] = big
     result = lz.shared((4096, 4096))
     s = ze.make_memory(big_md, engine, source.array)
-    d = ze.make_memory(big_md_t, engine, result.array)
+    d = ze.make_memory(big_md_t, engine, result.array.T)
     dnnl.reorder(big_md, big_md_t, engine).execute(stream, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})
     return result
 ''',

@@ -179,7 +179,7 @@ def apis() -> list[Api]:
             {"desc": "md", "engine": "eng", "buffer": "a"},
             {"buffer": bh("buffer", ("args[1]",))}, section="host-buffers",
             then="prim.execute(strm, {dnnl.ARG_FROM: m, dnnl.ARG_TO: dst}); strm.wait(); gc.collect()"),
-        Api("core.Memory.set_data_handle", "dst.set_data_handle($buffer)", {"buffer": "out2"},
+        Api("core.Memory.set_data_handle", "dst.set_data_handle($buffer)", {"buffer": "out2.T"},
             {"buffer": bh("buffer", ("args[17]",), layout="ba")}, section="host-buffers",
             then=_EXECUTE_CPU + "; gc.collect()"),
         Api("core.Memory.unmap_data", "src.unmap_data($pointer)", {"pointer": "src.map_data()"}, {"pointer": [

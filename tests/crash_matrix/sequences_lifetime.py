@@ -31,7 +31,7 @@ def _close_after_execute(target: str, ready: str) -> str:
     """Execute the big transpose, close ``target`` at once, then wait and check."""
     return f"""
 x = big.copy(); result = np.zeros_like(x)
-s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result)
+s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result.T)
 p = dnnl.reorder(big_md, big_md_t, eng)
 p.execute(strm, {{dnnl.ARG_FROM: s, dnnl.ARG_TO: d}})
 try:
@@ -55,12 +55,12 @@ def cpu_cases() -> list[Case]:
         _cpu("README pattern: temporary primitive and memories, wait later",
              "x = big.copy(); result = np.zeros_like(x)\n"
              "dnnl.reorder(big_md, big_md_t, eng).execute(strm, {dnnl.ARG_FROM: dnnl.Memory(big_md, eng, x),"
-             " dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result)})\n"
+             " dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result.T)})\n"
              f"del x\ngc.collect()\nstrm.wait()\n{TRANSPOSED}"),
         _cpu("the input array dropped right after execute",
              "x = big.copy(); result = np.zeros_like(x)\n"
              "prim_big = dnnl.reorder(big_md, big_md_t, eng)\n"
-             "prim_big.execute(strm, {dnnl.ARG_FROM: dnnl.Memory(big_md, eng, x), dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result)})\n"
+             "prim_big.execute(strm, {dnnl.ARG_FROM: dnnl.Memory(big_md, eng, x), dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result.T)})\n"
              f"del x; gc.collect()\nfiller = [np.full(4096 * 4096, 7, np.float32) for _ in range(2)]\nstrm.wait()\n{TRANSPOSED}"),
         _cpu("execute in a function and never wait (objects dropped, process goes on)",
              "result = reorder_big(eng, strm)\ngc.collect()\n"
@@ -90,7 +90,7 @@ def cpu_cases() -> list[Case]:
              "x = big.copy(); result = np.zeros_like(x)\n"
              "with dnnl.Stream(eng) as s2:\n"
              "    dnnl.reorder(big_md, big_md_t, eng).execute(s2, {dnnl.ARG_FROM: dnnl.Memory(big_md, eng, x),"
-             " dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result)})\n"
+             " dnnl.ARG_TO: dnnl.Memory(big_md_t, eng, result.T)})\n"
              + TRANSPOSED),
         _cpu("set_data_handle(MEMORY_ALLOCATE) then execute",
              "dst.set_data_handle(dnnl.MEMORY_ALLOCATE)\n"
@@ -123,7 +123,7 @@ def cpu_cases() -> list[Case]:
 
 def mutation_cases() -> list[Case]:
     head = ("x = big.copy(); result = np.zeros_like(x); other = np.zeros_like(x)\n"
-            "s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result)\n"
+            "s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result.T)\n"
             "dnnl.reorder(big_md, big_md_t, eng).execute(strm, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})\n")
     refuse = f"except {REFUSAL} as refusal:\n    assert str(refusal)\n"
     return [
@@ -217,7 +217,7 @@ def exit_cases() -> list[Case]:
                   "result = reorder_big(eng, strm)"),
         exit_case("exit with work in flight, objects in module globals (no wait)",
                   "x = big.copy(); result = np.zeros_like(x)\n"
-                  "s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result)\n"
+                  "s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result.T)\n"
                   "p = dnnl.reorder(big_md, big_md_t, eng)\np.execute(strm, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})"),
         exit_case("exit with work in flight from a daemon thread (executing in a loop)",
                   "def loop():\n    while True:\n        reorder_big(eng, strm)\n"

@@ -4,7 +4,7 @@ objects of another engine or runtime, and results that would be silently wrong.
 
 from __future__ import annotations
 
-from .model import CLOSED, TYPE, TYPE_OR_VALUE, Case, Either, Ok, Raises
+from .model import CLOSED, TYPE, TYPE_OR_VALUE, VALUE, Case, Either, Ok, Raises
 
 OK = Ok()
 
@@ -283,5 +283,62 @@ def silent_cases() -> list[Case]:
     ]
 
 
+def array_door_cases() -> list[Case]:
+    """Each door that takes a host array takes it only as the tensor its descriptor describes
+    (or as flat raw storage): an array of another shape or order was read as another tensor."""
+    def cpu(name, code, expect=OK):
+        return Case(name, "silent/cpu", code, expect, library="real")
+
+    def gpu(name, code, expect=OK, library="emulated-ze"):
+        return Case(name, "silent/ze" if library == "emulated-ze" else "silent/gpu", code, expect, library=library)
+
+    refused = Raises(VALUE, "buffer")
+    transposed = "prim.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: m}); strm.wait()\n"
+    return [
+        cpu("Memory: a (4, 4) descriptor over a (2, 8) array of the same size", "dnnl.Memory(md, eng, a.reshape(2, 8))",
+            refused),
+        cpu("Memory: a 'ba' descriptor over a row-major array, executed",
+            "m = dnnl.Memory(md_t, eng, out)\n" + transposed + "assert np.array_equal(out, a.T), 'read transposed'",
+            refused),
+        cpu("Memory: a 'ba' descriptor over the transposed view, the right result",
+            "m = dnnl.Memory(md_t, eng, out.T)\n" + transposed + "assert np.array_equal(out, a.T), 'wrong result'"),
+        cpu("Memory: a 'ba' descriptor over a flat array, its raw storage",
+            "flat = np.zeros(16, np.float32); m = dnnl.Memory(md_t, eng, flat)\n" + transposed
+            + "assert np.array_equal(flat.reshape(4, 4), a.T), 'wrong result'"),
+        cpu("Memory: the blocked weights descriptor over the plain weights array",
+            "back = conv_run(conv_prim, conv_pd, strm, weights=dnnl.Memory(conv_pd.weights_desc(), eng, conv_k))\n"
+            "assert np.allclose(back, conv_ref), 'the weights were read in another layout'",
+            Either(OK, refused)),
+        cpu("set_data_handle: an array of another shape of the same size",
+            "dst.set_data_handle(np.zeros((2, 8), np.float32))", refused),
+        cpu("set_data_handle: a row-major array for a 'ba' memory, executed",
+            "dst.set_data_handle(out2)\nprim.execute(strm, exec_args); strm.wait()\n"
+            "assert np.array_equal(out2, a.T), 'read transposed'", refused),
+        cpu("Memory.from_array of a strided view, the right result",
+            "v = np.zeros((4, 8), np.float32)[:, ::2]; m = dnnl.Memory.from_array(v, eng)\n"
+            "dnnl.reorder(md, m.desc, eng).execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: m}); strm.wait()\n"
+            "assert np.array_equal(v, a), 'wrong result'"),
+        cpu("Memory.from_array of an object without the buffer protocol", "dnnl.Memory.from_array(object(), eng)",
+            Raises(TYPE, "array")),
+        cpu("to_array of a blocked result, the right result",
+            "dst = dnnl.Memory(conv_pd.dst_desc(), eng)\nconv_run(conv_prim, conv_pd, strm, dst=dst)\n"
+            "assert np.allclose(dnnl.to_array(dst, strm), conv_ref), 'wrong result'"),
+        cpu("to_array into an array of another shape", "dnnl.to_array(dst, strm, out=np.zeros((2, 8), np.float32))",
+            Raises(VALUE, "out")),
+        cpu("to_array into a read-only array", "dnnl.to_array(dst, strm, out=ro_array)", Raises(VALUE, "out")),
+        gpu("ze: make_memory over a shared USM view of another layout",
+            "u = lz.shared((4, 4))\nm = ze.make_memory(md_t, zeng, u.array)\n"
+            "zprim.execute(zstrm, {dnnl.ARG_FROM: zsrc, dnnl.ARG_TO: m}); zstrm.wait()\nlz.synchronize()\n"
+            "assert np.array_equal(u.array, a.T), 'read transposed'", Raises(VALUE, "handles")),
+        gpu("ze: set_data_handle with a shared USM view of another shape",
+            "u = lz.shared((2, 8))\nzdst.set_data_handle(u.array)", refused),
+        gpu("ocl: make_memory of USM kind over a host view of another layout (stand-in)",
+            "ocl.make_memory(md_t, geng, ocl.MemoryKind.USM, np.zeros((4, 4), np.float32))",
+            Raises(VALUE, "handle"), library="standin"),
+        gpu("ocl: Memory.from_array of a numpy array on an OpenCL engine (stand-in)",
+            "dnnl.Memory.from_array(a, geng)", Raises(TYPE, "array"), library="standin"),
+    ]
+
+
 def cases() -> list[Case]:
-    return copy_cases() + closed_cases() + mismatch_cases() + silent_cases()
+    return copy_cases() + closed_cases() + mismatch_cases() + silent_cases() + array_door_cases()

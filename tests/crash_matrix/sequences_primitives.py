@@ -675,6 +675,27 @@ p = dnnl.Primitive(pd)
 col_scales = np.arange(1, 17, dtype=np.float32)
 scales = dnnl.Memory(dnnl.MemoryDesc((16,), "float32", "a"), eng, col_scales)
 """
+# A grouped u8 x s8 convolution with a weights scale per (group, output channel).
+GROUPED_SCALES = """
+attr.set_scales_mask(dnnl.ARG_WEIGHTS, 3)
+gx = np.arange(150, dtype=np.uint8).reshape(1, 6, 5, 5) % 4
+gw = (np.arange(216, dtype=np.int8).reshape(2, 4, 3, 3, 3) % 7 - 3).astype(np.int8)
+g_scales = (2.0 ** (np.arange(8) % 5 - 2)).astype(np.float32).reshape(2, 4)
+gpd = dnnl.ConvolutionForwardDesc(eng, dnnl.MemoryDesc(gx.shape, "uint8", "abcd"), dnnl.MemoryDesc(gw.shape, "int8", "abcde"),
+                                  dnnl.MemoryDesc((1, 8, 3, 3), "float32", "abcd"), (1, 1), (0, 0), (0, 0), attr=attr)
+windows = np.lib.stride_tricks.sliding_window_view(gx[0].astype(np.float32), (3, 3), axis=(1, 2))
+g_ref = np.concatenate([np.einsum("chwij,ocij->ohw", windows[3 * g:3 * g + 3], gw[g] * g_scales[g][:, None, None, None])
+                        for g in range(2)])
+def run_grouped(values):
+    out = np.zeros((1, 8, 3, 3), np.float32)
+    def memory(array):
+        return dnnl.Memory(dnnl.MemoryDesc.from_array(array), eng, array)
+    weights = dnnl.reordered(memory(gw), gpd.weights_desc(), strm)
+    dnnl.Primitive(gpd).execute(strm, {dnnl.ARG_SRC: memory(gx), dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: memory(out),
+                                       dnnl.scales_arg(dnnl.ARG_WEIGHTS): memory(values)})
+    strm.wait()
+    assert np.array_equal(out[0], g_ref), 'each scale multiplied another group and channel'
+"""
 # A u8 x s8 matmul with a zero point on its source.
 ZP_PD = """
 attr.set_zero_points_mask(dnnl.ARG_SRC, 0)
@@ -841,6 +862,18 @@ def attr_cases() -> list[Case]:
              SCALED_PD + run_scaled.format(key=sc, mem="dnnl.Memory(dnnl.MemoryDesc((16,), 'int32', 'a'), eng, "
                                                       "np.arange(1, 17, dtype=np.int32))"),
              Raises(VALUE, ("args[4129]", "scales_arg(ARG_WEIGHTS)"))),
+        case("scales: per-column scales in a column-major (4, 4) memory",
+             SCALED_PD + run_scaled.format(
+                 key=sc, mem="dnnl.Memory(dnnl.MemoryDesc((4, 4), 'float32', 'ba'), eng, "
+                             "np.asfortranarray(col_scales.reshape(4, 4)))"),
+             Raises(VALUE, ("args[4129]", "scales_arg(ARG_WEIGHTS)"))),
+        case("scales: per-column scales in a row-major (4, 4) memory, the right result",
+             SCALED_PD + run_scaled.format(key=sc, mem="dnnl.Memory.from_array(col_scales.reshape(4, 4), eng)")),
+        case("scales: grouped convolution weights scales in column-major order",
+             GROUPED_SCALES + "run_grouped(np.asfortranarray(g_scales))",
+             Raises(VALUE, ("args[4129]", "scales_arg(ARG_WEIGHTS)"))),
+        case("scales: grouped convolution weights scales in row-major order, the right result",
+             GROUPED_SCALES + "run_grouped(g_scales)"),
         case("scales: a closed scales memory",
              SCALED_PD + "scales.close()\n" + run_scaled.format(key=sc, mem="scales"), Raises(CLOSED, "args[4129]")),
         case("scales: given for the source, which has none set",

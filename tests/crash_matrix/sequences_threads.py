@@ -116,7 +116,7 @@ join_threads(collector)
     for victim in ("strm", "p", "s", "d"):
         cases.append(_case(f"close the {victim} while another thread waits on work in flight", section, f'''
 x = big.copy(); result = np.zeros_like(x)
-s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result)
+s = dnnl.Memory(big_md, eng, x); d = dnnl.Memory(big_md_t, eng, result.T)
 p = dnnl.reorder(big_md, big_md_t, eng)
 p.execute(strm, {{dnnl.ARG_FROM: s, dnnl.ARG_TO: d}})
 waiter = run_threads([strm.wait])
@@ -146,7 +146,7 @@ deadline = time.monotonic() + 1.5
 def worker():
     while time.monotonic() < deadline:
         x = np.random.rand(4, 4).astype(np.float32); y = np.zeros((4, 4), np.float32)
-        prim.execute(strm, {dnnl.ARG_FROM: dnnl.Memory(md, eng, x), dnnl.ARG_TO: dnnl.Memory(md_t, eng, y)})
+        prim.execute(strm, {dnnl.ARG_FROM: dnnl.Memory(md, eng, x), dnnl.ARG_TO: dnnl.Memory(md_t, eng, y.T)})
         strm.wait()
         assert np.array_equal(y, x.T), "a transpose is wrong"
 join_threads(run_threads([worker] * 8))
@@ -158,7 +158,7 @@ def work():
         prim.execute(strm, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}); strm.wait()
 threads = run_threads([work] * 3)
 for _ in range(200):
-    dst.set_data_handle(np.zeros((4, 4), np.float32))
+    dst.set_data_handle(np.zeros((4, 4), np.float32).T)
 stop.set()
 join_threads(threads)
 ''', library),

@@ -121,7 +121,9 @@ def host_buffer(name: str, also: tuple[str, ...] = (), layout: str = "ab") -> li
 
     ``also`` are other names a refusal may give (``args[1]``: a memory
     without a buffer is refused at execute instead of at creation). A
-    Fortran-order array is the ``"ba"`` layout itself: used in place there.
+    Fortran-order array is the ``"ba"`` layout itself: used in place there; a
+    row-major one is ``"ab"``. An array of another shape is refused whatever its
+    size: oneDNN would read its elements as another tensor's.
     """
     names = (name, *also)
     either = Either(Ok(), Raises(TYPE_OR_VALUE, name))
@@ -153,6 +155,9 @@ def host_buffer(name: str, also: tuple[str, ...] = (), layout: str = "ab") -> li
         ("non-contiguous array", "np.zeros((4, 8), np.float32)[:, ::2]", bad),
         ("Fortran-order array", "np.asfortranarray(np.arange(16, dtype=np.float32).reshape(4, 4))",
          Ok() if layout == "ba" else bad),
+        ("row-major array", "np.zeros((4, 4), np.float32)", Ok() if layout == "ab" else bad),
+        ("array of another shape, the same size", "np.zeros((2, 8), np.float32)", bad),
+        ("4-D array of the same size", "np.zeros((1, 4, 4, 1), np.float32)", bad),
         ("read-only array", "ro_array", bad),
         ("flat float32 array of the size", "np.zeros(16, np.float32)", either),
         ("cffi char[8]", "ffi.new('char[8]')", bad),

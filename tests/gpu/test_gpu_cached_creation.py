@@ -177,7 +177,7 @@ def _run_ze(engine, primitive, src_desc, dst_desc, source: np.ndarray) -> np.nda
     with ze.make_stream(engine, lz.command_list) as stream:
         ze.execute(primitive, stream, {
             dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-            dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array),
+            dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T),
         })
         stream.wait()
     return dst.array.copy()

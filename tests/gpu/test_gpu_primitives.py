@@ -234,7 +234,8 @@ def test_a_plain_memory_where_onednn_chose_another_layout_is_refused_before_anyt
     assert type(caught.value) is ValueError  # the binding's refusal, before oneDNN is called
     message = str(caught.value)
     assert message.startswith(
-        f"args[{dnnl.ARG_SRC}]: the memory's layout, MemoryDesc((2, 3, 7, 7), f32, 'abcd'), "
+        f"args[{dnnl.ARG_SRC}] (ARG_FROM, ARG_SRC, ARG_SRC_0, ARG_SRC_LAYER): the memory's layout, "
+        "MemoryDesc((2, 3, 7, 7), f32, 'abcd'), "
         "is not the one the primitive computes with there"
     ), message
     assert f"dnnl_interop.reordered(memory, desc.arg_desc({dnnl.ARG_SRC}), stream)" in message

@@ -172,3 +172,31 @@ def test_as_array_refuses_what_no_array_describes(engine, emulated_gpu, queue, c
         with pytest.raises(error, match=message):
             ocl.as_array(memory, given)
         memory.close()
+
+
+# --- one call each way: Memory.from_array and to_array ------------------------------------------
+
+
+def test_from_array_makes_buffer_memory_over_an_array_and_to_array_brings_any_layout_back(engine, queue, stream):
+    source = cl_array.to_device(queue, _data())
+    src = dnnl.Memory.from_array(source, engine)
+    assert ocl.get_memory_kind(src) == ocl.MemoryKind.BUFFER
+    assert ocl.get_mem_object(src).int_ptr == source.base_data.int_ptr  # its buffer: no copy
+    with dnnl.MemoryDesc(SHAPE, "f32", "AB8b8a") as blocked_desc:
+        blocked = dnnl.reordered(src, blocked_desc, stream)
+        back = dnnl.to_array(blocked, stream)  # a new Array on the stream's queue
+        assert isinstance(back, cl_array.Array) and back.shape == SHAPE and back.flags.c_contiguous
+        np.testing.assert_array_equal(back.get(), _data())
+        target = cl_array.empty(queue, SHAPE, np.float32, order="F")
+        assert dnnl.to_array(blocked, stream, out=target) is target
+        np.testing.assert_array_equal(target.get(), _data())
+        host = np.zeros(SHAPE, np.float32)
+        assert dnnl.to_array(blocked, stream, out=host) is host  # through a mapping
+        np.testing.assert_array_equal(host, _data())
+        with pytest.raises(ValueError, match=r"^out: shape \(32, 64\), the memory's is \(64, 32\)"):
+            dnnl.to_array(blocked, stream, out=cl_array.empty(queue, SHAPE[::-1], np.float32))
+
+
+def test_from_array_refuses_host_arrays_on_an_opencl_engine(engine):
+    with pytest.raises(TypeError, match=r"^array: host memory \(a ndarray\) for an OpenCL engine"):
+        dnnl.Memory.from_array(_data(), engine)

@@ -33,7 +33,7 @@ def _reorder(lz, engine, stream, source: np.ndarray, src_type: str, dst_type: st
     event = ze.execute(
         dnnl.reorder(src_desc, dst_desc, engine), stream,
         {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
         deps=deps,
     )
     assert event is None
@@ -74,7 +74,7 @@ def test_a_reorder_waits_for_a_dependency_event_the_host_signals(lz, engine, str
     ze.execute(
         dnnl.reorder(src_desc, dst_desc, engine), stream,
         {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
         deps=[gate],
     )
     time.sleep(0.2)  # ample time for an ungated kernel of this size
@@ -98,7 +98,7 @@ def test_a_reorder_reads_what_a_copy_it_depends_on_wrote_on_another_list(lz, eng
     ze.execute(
         dnnl.reorder(src_desc, dst_desc, engine), stream,
         {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
         deps=[copied],
     )
     start.signal()
@@ -118,7 +118,7 @@ def test_a_reorder_waits_for_every_dependency(lz, engine, stream):
     ze.execute(
         dnnl.reorder(src_desc, dst_desc, engine), stream,
         {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
         deps=events,
     )
     for event in events[:-1]:

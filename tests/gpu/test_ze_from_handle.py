@@ -36,7 +36,7 @@ def test_a_stream_and_memory_borrowed_from_ours_run_a_reorder_on_the_same_engine
     data = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
     src_usm.array[:] = data
     src = ze.make_memory(src_desc, engine, src_usm.array)
-    dst = ze.make_memory(dst_desc, engine, dst_usm.array)
+    dst = ze.make_memory(dst_desc, engine, dst_usm.array.T)
     borrowed_stream = dnnl.Stream.from_handle(stream.handle, owned=False)
     borrowed_src = dnnl.Memory.from_handle(src.handle, owned=False, desc=src_desc)
     assert borrowed_stream.engine is engine and borrowed_src.engine is engine

@@ -43,7 +43,7 @@ def _run(transpose, stream, src: dnnl.Memory, dst: dnnl.Memory) -> None:
 def test_memory_over_shared_usm_uses_that_allocation_and_sees_host_writes(lz, engine, stream, transpose):
     src, dst = lz.shared(SHAPE, "float32"), lz.shared(SHAPE[::-1], "float32")
     src_memory = ze.make_memory(SRC, engine, src.array)
-    dst_memory = ze.make_memory(DST, engine, dst.array)
+    dst_memory = ze.make_memory(DST, engine, dst.array.T)
     assert src_memory.data_handle == src.address and dst_memory.data_handle == dst.address
     src.array[:] = _data()  # written after the memory was made
     _run(transpose, stream, src_memory, dst_memory)
@@ -83,7 +83,7 @@ def test_memory_over_device_usm_is_reached_through_copies(lz, engine, stream, tr
 def test_memory_over_host_usm_works_like_shared(lz, engine, stream, transpose):
     src, dst = lz.host(SHAPE, "float32"), lz.host(SHAPE[::-1], "float32")
     src.array[:] = _data()
-    _run(transpose, stream, ze.make_memory(SRC, engine, src.array), ze.make_memory(DST, engine, dst.array))
+    _run(transpose, stream, ze.make_memory(SRC, engine, src.array), ze.make_memory(DST, engine, dst.array.T))
     np.testing.assert_array_equal(dst.array, _data().T)
 
 
@@ -119,7 +119,7 @@ def test_set_data_handle_moves_a_memory_to_another_usm_allocation(lz, engine, st
     src_memory.set_data_handle(second.array)
     assert src_memory.data_handle == second.address
     dst = lz.shared(SHAPE[::-1], "float32")
-    _run(transpose, stream, src_memory, ze.make_memory(DST, engine, dst.array))
+    _run(transpose, stream, src_memory, ze.make_memory(DST, engine, dst.array.T))
     np.testing.assert_array_equal(dst.array, _data().T)
 
 
@@ -155,3 +155,18 @@ def test_map_data_of_device_memory_shows_its_data_and_unmap_writes_it_back(lz, e
 def test_memory_for_a_format_any_descriptor_is_refused(engine):
     with pytest.raises(dnnl.InvalidArgumentsError):
         ze.make_memory(dnnl.MemoryDesc(SHAPE, "float32", "any"), engine)
+
+
+def test_a_shared_usm_view_of_another_layout_is_refused_as_a_host_array_would_be(lz, engine):
+    # Before: a row-major view for the "ba" descriptor was taken, and read transposed.
+    usm = lz.shared(SHAPE, "float32")
+    with pytest.raises(ValueError, match=r"^handles: the array's strides, \(80, 4\) bytes \(C-contiguous "
+                                         r"\(row-major\)\), are not the descriptor's"):
+        ze.make_memory(DST, engine, usm.array)
+    with pytest.raises(ValueError, match=r"^handles: an array of shape \(20, 12\) for a descriptor of shape "
+                                         r"\(12, 20\)"):
+        ze.make_memory(SRC, engine, lz.shared(SHAPE[::-1], "float32").array)
+    memory = ze.make_memory(SRC, engine, usm.array)
+    with pytest.raises(ValueError, match=r"^buffer: an array of shape \(20, 12\) for a descriptor of shape \(12, 20\)"):
+        memory.set_data_handle(lz.shared(SHAPE[::-1], "float32").array)
+    assert ze.make_memory(SRC, engine, usm.array.reshape(-1)).data_handle == usm.address  # flat: raw storage

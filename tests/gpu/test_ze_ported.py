@@ -54,7 +54,7 @@ def _transpose(engine, stream, lz, source: np.ndarray, deps=()) -> np.ndarray:
     with (
         dnnl.reorder(desc, out_desc, engine) as primitive,
         ze.make_memory(desc, engine, src.array) as src_memory,
-        ze.make_memory(out_desc, engine, dst.array) as dst_memory,
+        ze.make_memory(out_desc, engine, dst.array.T) as dst_memory,
     ):
         event = ze.execute(primitive, stream, {dnnl.ARG_FROM: src_memory, dnnl.ARG_TO: dst_memory}, deps)
         stream.wait()

@@ -45,7 +45,7 @@ def _submit(lz, engine, transpose, stream) -> tuple:
     event = ze.execute(
         reorder, stream,
         {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+         dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
     )
     assert event is None  # oneDNN 3.13 reports no event on (in-order) interop streams
     return src, dst

@@ -22,7 +22,7 @@ def transpose_over_shared_usm(engine: dnnl.Engine, lz, source: np.ndarray, dst_d
         ze.execute(
             dnnl.reorder(src_desc, dst_desc, engine), stream,
             {dnnl.ARG_FROM: ze.make_memory(src_desc, engine, src.array),
-             dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array)},
+             dnnl.ARG_TO: ze.make_memory(dst_desc, engine, dst.array.T)},
         )
         stream.wait()
     return dst.array.copy()

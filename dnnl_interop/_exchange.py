@@ -1,50 +1,30 @@
-"""Arrays of other libraries taken in as Memory without a copy: DLPack
-(:func:`from_dlpack`) and dpctl's ``__sycl_usm_array_interface__``
-(:func:`from_usm_array_interface`).
+"""DLPack tensors of other libraries taken in as Memory without a copy:
+:func:`from_dlpack`.
 
 The memory uses the producer's buffer where it lies and keeps the producer
 alive (a DLPack tensor: its deleter is called exactly once, when the memory's
 handle is destroyed). A read-only tensor gives a memory that execute refuses
 where oneDNN writes (``Memory._mark_read_only``).
 
-Entry points for other doors (``Memory.from_array``):
-:func:`memory_from_dlpack` (an object with ``__dlpack__``),
-:func:`from_usm_array_interface` (an object with ``__sycl_usm_array_interface__``)
-and :func:`memory_from_capsule` (a capsule already made).
+:func:`memory_from_dlpack` (an object with ``__dlpack__``) and
+:func:`memory_from_capsule` (a capsule already made) are its parts. dpctl's
+``__sycl_usm_array_interface__`` comes in through ``Memory.from_array``.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
 
-from ._buffers import UncheckedPointer
 from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, take
 from ._engine import Engine
-from ._enums import DataType, EngineKind
-from ._memory import OCL_USM, Memory, make_ocl_memory, make_ze_memory
-from ._memory_desc import MemoryDesc
-from ._validate import data_type
+from ._enums import EngineKind
+from ._memory import Memory, memory_over
 
 __all__ = ["from_dlpack"]
 
-# Reused while a memory holds them (weakly: nothing of this binding outlives its users).
-_DESCS: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
 _default_engine: list[weakref.ref[Engine]] = []
 _default_lock = threading.Lock()
-
-
-class _KeptPointer(UncheckedPointer):
-    """The address of a tensor's data, holding what keeps the data valid (the
-    taken DLPack tensor, or the array of a USM interface) for as long as the
-    memory keeps this (its buffer)."""
-
-    __slots__ = ("kept",)
-
-    def __init__(self, address: int, kept: object) -> None:
-        super().__init__(address)
-        object.__setattr__(self, "kept", kept)
 
 
 def cpu_engine() -> Engine:
@@ -127,68 +107,5 @@ def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x")
     if taken.data_type is None:
         code, bits, lanes = taken.code
         raise BufferError(f"{what}: DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no oneDNN type")
-    return _memory(taken, taken.address, taken.shape, taken.data_type, taken.strides,
+    return memory_over(taken, taken.address, taken.shape, taken.data_type, taken.strides,
                    bool(taken.flags & READ_ONLY), engine, what)
-
-
-def _memory(
-    kept: object, address: int, shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...],
-    read_only: bool, engine: Engine, what: str,
-) -> Memory:
-    """A Memory of ``engine`` over ``address``, keeping ``kept``."""
-    if any(s < 0 for s in strides):
-        raise BufferError(f"{what}: strides {strides} (elements): oneDNN has no reversed layouts")
-    key = (shape, dtype, strides)
-    desc = _DESCS.get(key)
-    if desc is None or desc.closed:
-        try:
-            desc = _DESCS[key] = MemoryDesc(shape, dtype, strides=strides)
-        except ValueError as error:
-            raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
-    pointer = _KeptPointer(address, kept)
-    runtime = engine._runtime
-    if runtime == "native":
-        memory = Memory(desc, engine, pointer)
-    elif runtime == "ze":
-        memory = make_ze_memory(desc, engine, pointer)
-    else:
-        memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
-    if read_only:
-        memory._mark_read_only()
-    return memory
-
-
-def from_usm_array_interface(x: object, engine: Engine, what: str = "x") -> Memory:
-    """A Memory of ``engine`` (OpenCL USM or Level Zero) over the data of ``x``, an object
-    with dpctl's ``__sycl_usm_array_interface__`` (version 1), kept alive by the memory.
-
-    The interface says nothing of work in flight: the producer's work must be finished.
-
-    Raises:
-        TypeError: ``x`` has no interface, or one of another form; ``engine`` is no Engine.
-        ValueError: the interface describes data oneDNN has no descriptor for.
-        BufferError: ``engine`` is the CPU engine.
-    """
-    interface: Any = getattr(x, "__sycl_usm_array_interface__", None)
-    if not isinstance(interface, dict):
-        raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
-    if not isinstance(engine, Engine):
-        raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
-    if engine._runtime == "native":
-        raise BufferError("engine: USM data is memory of an OpenCL or Level Zero engine, not of the CPU engine")
-    import numpy
-
-    try:
-        shape = tuple(int(n) for n in interface["shape"])
-        dtype = numpy.dtype(interface["typestr"])
-        address, read_only = interface["data"]
-        strides = interface.get("strides")
-        offset = int(interface.get("offset", 0) or 0)
-    except (KeyError, TypeError, ValueError) as error:
-        raise TypeError(f"{what}: __sycl_usm_array_interface__ is not of version 1's form ({error})") from None
-    strides = tuple(int(s) for s in strides) if strides is not None else None
-    if strides is None:
-        strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
-    return _memory(x, int(address) + offset * dtype.itemsize, shape, data_type(dtype), strides,
-                   bool(read_only), engine, what)
-

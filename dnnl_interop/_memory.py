@@ -13,6 +13,7 @@ keep the buffer valid while they live.
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from . import _dlpack
 from ._buffers import (
     MEMORY_ALLOCATE,
     Layout,
+    UncheckedPointer,
     device_array,
     device_handle,
     has_buffer,
@@ -27,14 +29,14 @@ from ._buffers import (
     refuse_allocate,
 )
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
-from ._enums import FormatKind
+from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
-from ._validate import bool_argument
+from ._validate import bool_argument, data_type
 from .errors import Status, make_error
 
 if TYPE_CHECKING:
@@ -119,7 +121,12 @@ class Memory(Owned):
         * on a host engine (the CPU engine), a numpy array or another writable
           buffer (a strided view such as ``a.T`` included), used in place;
         * on an OpenCL engine, a ``pyopencl.array.Array`` starting at the
-          beginning of its buffer: ``BUFFER`` memory over that buffer.
+          beginning of its buffer: ``BUFFER`` memory over that buffer;
+        * on an OpenCL or Level Zero engine, an object with dpctl's
+          ``__sycl_usm_array_interface__`` (version 1, such as a dpnp array or a
+          USM :class:`Memory`): USM memory over its pointer, read-only where the
+          interface says so (execute then refuses it as an output). The
+          interface says nothing of work in flight: the producer's must be finished.
 
         The memory keeps ``array`` alive. Its layout is the array's, which a
         primitive may not take: ``reordered(memory, pd.src_desc(), stream)``
@@ -147,6 +154,8 @@ class Memory(Owned):
                 )
             desc = MemoryDesc.from_array(array)
             return make_ocl_memory(desc, engine, OCL_BUFFER, array)
+        if getattr(array, "__sycl_usm_array_interface__", None) is not None:
+            return memory_from_usm_interface(array, engine, "array")
         if not has_buffer(array) or isinstance(array, Owned):
             if hasattr(array, "__dlpack__"):
                 raise TypeError(
@@ -783,3 +792,81 @@ def make_ze_memory(desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
     memory = Memory.__new__(Memory)
     _create_ze(memory, desc, engine, handles)
     return memory
+
+
+# Reused while a memory holds them (weakly: nothing of this binding outlives its users).
+_DESCS: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
+
+
+class _KeptPointer(UncheckedPointer):
+    """The address of a tensor's data, holding what keeps the data valid (the
+    taken DLPack tensor, or the array of a USM interface) for as long as the
+    memory keeps this (its buffer)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, address: int, kept: object) -> None:
+        super().__init__(address)
+        object.__setattr__(self, "kept", kept)
+
+
+def memory_over(
+    kept: object, address: int, shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...],
+    read_only: bool, engine: Engine, what: str,
+) -> Memory:
+    """A Memory of ``engine`` over ``address``, keeping ``kept``."""
+    if any(s < 0 for s in strides):
+        raise BufferError(f"{what}: strides {strides} (elements): oneDNN has no reversed layouts")
+    key = (shape, dtype, strides)
+    desc = _DESCS.get(key)
+    if desc is None or desc.closed:
+        try:
+            desc = _DESCS[key] = MemoryDesc(shape, dtype, strides=strides)
+        except ValueError as error:
+            raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
+    pointer = _KeptPointer(address, kept)
+    runtime = engine._runtime
+    if runtime == "native":
+        memory = Memory(desc, engine, pointer)
+    elif runtime == "ze":
+        memory = make_ze_memory(desc, engine, pointer)
+    else:
+        memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
+    if read_only:
+        memory._mark_read_only()
+    return memory
+
+
+def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Memory:
+    """A Memory of ``engine`` (OpenCL USM or Level Zero) over the data of ``x``, an object
+    with dpctl's ``__sycl_usm_array_interface__`` (version 1), kept alive by the memory.
+
+    The interface says nothing of work in flight: the producer's work must be finished.
+
+    Raises:
+        TypeError: ``x`` has no interface, or one of another form; ``engine`` is no Engine.
+        ValueError: the interface describes data oneDNN has no descriptor for.
+        BufferError: ``engine`` is the CPU engine.
+    """
+    interface: Any = getattr(x, "__sycl_usm_array_interface__", None)
+    if not isinstance(interface, dict):
+        raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+    if engine._runtime == "native":
+        raise BufferError("engine: USM data is memory of an OpenCL or Level Zero engine, not of the CPU engine")
+    import numpy
+
+    try:
+        shape = tuple(int(n) for n in interface["shape"])
+        dtype = numpy.dtype(interface["typestr"])
+        address, read_only = interface["data"]
+        strides = interface.get("strides")
+        offset = int(interface.get("offset", 0) or 0)
+    except (KeyError, TypeError, ValueError) as error:
+        raise TypeError(f"{what}: __sycl_usm_array_interface__ is not of version 1's form ({error})") from None
+    strides = tuple(int(s) for s in strides) if strides is not None else None
+    if strides is None:
+        strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
+    return memory_over(x, int(address) + offset * dtype.itemsize, shape, data_type(dtype), strides,
+                   bool(read_only), engine, what)

@@ -2,7 +2,7 @@
 
 USM memory is a ``kDLOneAPI`` tensor over the memory's own pointer; a host
 copy is given only when asked for (``dl_device=(kDLCPU, 0)``, not with
-``copy=False``). ``from_dlpack`` and ``from_usm_array_interface`` take such
+``copy=False``). ``from_dlpack`` and ``Memory.from_array`` take such
 tensors back in as memory of a Level Zero engine, without a copy. Judged by
 pointers and by the data a reorder reads through the memory.
 """
@@ -17,7 +17,6 @@ import pytest
 
 import dnnl_interop as dnnl
 from dnnl_interop import ze
-from dnnl_interop._exchange import from_usm_array_interface
 from dnnl_interop.testing import emulated_level_zero as emulated
 
 emulated.enable()  # at collection, before any test of the session can start SYCL
@@ -117,12 +116,12 @@ def test_the_usm_array_interface_round_trip(lz, engine, stream):
     assert interface == {"shape": SHAPE, "typestr": "<f4", "data": (usm.address, False), "strides": (10, 1),
                          "offset": 0, "version": 1, "syclobj": None}
     holder = UsmHolder(interface)
-    again = from_usm_array_interface(holder, engine)
+    again = dnnl.Memory.from_array(holder, engine)
     assert again.data_handle == usm.address
     np.testing.assert_array_equal(_transposed_through(engine, stream, lz, again), _data().T)
     # An offset (in elements) and a read-only flag are honoured.
     row = UsmHolder({**interface, "shape": (5, 10), "offset": 10, "data": (usm.address, True)})
-    tail = from_usm_array_interface(row, engine)
+    tail = dnnl.Memory.from_array(row, engine)
     assert tail.data_handle == usm.address + 10 * 4
     assert tail.__sycl_usm_array_interface__["data"] == (usm.address + 40, True)
 

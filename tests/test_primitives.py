@@ -1104,7 +1104,7 @@ def test_format_any_gives_blocked_convolution_weights_and_refuses_plain_ones(eng
             pd.weights_desc() as chosen, pd.src_desc() as chosen_src, dnnl.Primitive(pd) as primitive, \
             ExitStack() as stack:
         assert _is_blocked(chosen), chosen  # 'Acdb16a' or another blocked layout
-        assert chosen_src.tag == "acdb"  # nhwc
+        assert chosen_src.tag in ("acdb", "aBcd8b"), chosen_src  # nhwc with AVX2 and up, blocked before
         chosen_memory = {arg: stack.enter_context(dnnl.Memory(stack.enter_context(pd.arg_desc(arg)), engine))
                          for arg in (dnnl.ARG_SRC, dnnl.ARG_WEIGHTS, dnnl.ARG_DST)}
         for arg, t in ((dnnl.ARG_SRC, src), (dnnl.ARG_WEIGHTS, weights)):
@@ -1125,6 +1125,9 @@ def test_format_any_matmul_weights_are_blocked_and_a_plain_memory_is_refused_wit
             dnnl.MatmulDesc(engine, s, w, d) as pd, pd.weights_desc() as chosen, dnnl.Primitive(pd) as primitive, \
             dnnl.Memory(s, engine, src.array) as src_memory, dnnl.Memory(d, engine, dst.array) as dst_memory, \
             desc_of(weights.array, "f32") as plain_desc, dnnl.Memory(plain_desc, engine, weights.array) as plain:
+        if chosen == plain_desc:
+            pytest.skip(f"oneDNN's matmul takes plain weights on this CPU ({pd.impl_info}): it blocks them "
+                        "with AVX2 and up")
         assert _is_blocked(chosen), chosen  # 'BA16a64b' on AVX-512
         assert chosen.size > plain.desc.size  # padded: the plain memory is smaller, and still the layout is named
         with pytest.raises(ValueError, match=r"^args\[33\]: the memory's layout.*dnnl_interop\.reordered\(memory, "):
@@ -1555,8 +1558,12 @@ def test_a_primitive_descriptor_reads_back_its_attributes(engine):
                 assert read_back.get_scratchpad_mode() is dnnl.ScratchpadMode.USER
             with pd.arg_desc(dnnl.post_op_arg(1)) as post_op_input:
                 assert post_op_input == bias
-            with pd.scratchpad_desc() as scratchpad:
-                assert scratchpad.data_type is dnnl.DataType.U8 and scratchpad.size > 0
+            scratchpad = pd.scratchpad_desc()
+            if scratchpad is None:  # what oneDNN picks before AVX2 (gemm:jit, ref:any) needs none
+                assert not pd.impl_info.startswith("brg_matmul"), pd.impl_info
+            else:
+                with scratchpad:
+                    assert scratchpad.data_type is dnnl.DataType.U8 and scratchpad.size > 0
 
 
 @examples(4)

@@ -1,5 +1,6 @@
-"""numpy references for oneDNN's forward primitives, and the data helpers the
-primitive tests share (bf16 bits, arrays laid out in a given way).
+"""numpy references for oneDNN's forward primitives, the data helpers the
+primitive tests share (bf16 bits, arrays laid out in a given way), and what
+this CPU's oneDNN computes (bf16, f16; int8 with VNNI), asked of oneDNN.
 
 Each reference computes in float64 what oneDNN's documentation defines; the
 tests compare oneDNN's result to it with a tolerance per data type
@@ -8,11 +9,14 @@ tests compare oneDNN's result to it with a tolerance per data type
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from hypothesis import strategies as st
 
 # --- data types ------------------------------------------------------------------------
 
@@ -379,3 +383,60 @@ def softmax(src: np.ndarray, axis: int, log: bool) -> np.ndarray:
     shifted = src - src.max(axis=axis, keepdims=True)
     total = np.exp(shifted).sum(axis=axis, keepdims=True)
     return shifted - np.log(total) if log else np.exp(shifted) / total
+
+
+# --- what this CPU's oneDNN computes -----------------------------------------------------
+# The CPU engine computes bf16 and f16 only on some instruction sets (AVX-512, AVX2-VNNI-2,
+# ...), and its int8 kernels add u8 x s8 products in 16 bits with saturation on CPUs without
+# VNNI. The tests ask oneDNN (not a table of CPUs), once per session, and draw or skip by it.
+
+
+@functools.cache
+def cpu_computes(dtype: str) -> bool:
+    """oneDNN's CPU engine has primitives computing with ``dtype`` on this machine: it makes
+    a ReLU eltwise of that type (refused, ``UnimplementedError``, where it does not). Reorders,
+    concat and sum move every type on every CPU; this is about the primitives that compute.
+    Call it with the real oneDNN loaded (a test using the ``engine`` fixture)."""
+    import dnnl_interop as dnnl
+
+    with dnnl.Engine.cpu() as engine, dnnl.MemoryDesc((16,), dtype, "a") as desc:
+        try:
+            dnnl.EltwiseForwardDesc(engine, dnnl.AlgKind.ELTWISE_RELU, desc, desc).close()
+        except dnnl.UnimplementedError:
+            return False
+    return True
+
+
+# dnnl_cpu_isa_t bits: avx2_vnni (0xf) and avx512_core_vnni (0x67) add them, and every later set has one.
+_VNNI_BITS = 0x8 | 0x40
+
+
+@functools.cache
+def cpu_has_vnni() -> bool:
+    """oneDNN computes int8 on this machine with VNNI (or AMX) instructions, which accumulate
+    u8 x s8 products in 32 bits: asked of oneDNN (``dnnl_get_effective_cpu_isa``, which also
+    honours ``ONEDNN_MAX_CPU_ISA``), not read from the CPU's flags."""
+    from dnnl_interop import _library
+
+    library = _library.loaded_library()
+    assert library is not None, "load oneDNN first (a test using the engine fixture)"
+    return bool(ctypes.CDLL(library.path).dnnl_get_effective_cpu_isa() & _VNNI_BITS)
+
+
+def computed(cases: Sequence[str | tuple[str, ...]]) -> st.SearchStrategy:
+    """``st.sampled_from(cases)`` without the cases (a data type, or a tuple of them) with a type
+    the CPU engine does not compute with (:func:`cpu_computes`). Decided at the first draw,
+    inside a test, so that collecting the tests loads no oneDNN."""
+    def implemented() -> st.SearchStrategy:
+        kept = [case for case in cases
+                if all(cpu_computes(t) for t in ((case,) if isinstance(case, str) else case))]
+        return st.sampled_from(kept)
+    return st.deferred(implemented)
+
+
+def s8_weights_range() -> tuple[int, int]:
+    """The s8 weights an int8 property draws: the full range where oneDNN accumulates u8 x s8
+    in 32 bits, 7 bits (-64 to 63) on a CPU without VNNI, as oneDNN's "Nuances of int8
+    computations" advises (255 * 64 * 2 fits in 16 bits). test_primitives.py pins the saturation
+    of full-range weights there."""
+    return (-128, 127) if cpu_has_vnni() else (-64, 63)

@@ -275,6 +275,12 @@ def memory_desc_args(
     dimensions, plain (``"acb"``) or blocked (``"aBc16b"``), or strides in
     elements, the axes in any order, dense or with gaps.
 
+    The data types are all those oneDNN 3.13 makes descriptors of, which it
+    does on any machine; which of them a primitive computes with depends on
+    the engine (oneDNN's CPU engine computes bf16 and f16 only on CPUs with
+    AVX-512 or AVX2-VNNI-2): a property that makes primitives from these
+    descriptors must expect ``UnimplementedError`` or draw its types itself.
+
     With ``invalid=True``: argument sets with exactly one argument wrong
     (a negative or non-int dimension or stride, a tag of another rank or
     unknown, strides of another length, a tag and strides, a dtype oneDNN

@@ -23,6 +23,7 @@ profile (``CI=true``).
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -211,11 +212,13 @@ def reference_post_ops(post_ops: Sequence[tuple[object, ...]]) -> list[tuple[obj
 #      (and the primitive cache then serves that primitive for the plain layout too);
 #   J  inner product ("brg_matmul") with one output channel reads src as if laid out as the
 #      weights are; with "any" for both, oneDNN itself chooses two layouts that differ;
-#   K  s8/u8 matmul ("gemm:jit", chosen on CPUs without VNNI) into a dst of one column whose rows
-#      have gaps between them writes dst packed, past its rows;
-#   L  u8 x s8 inner product ("gemm:jit", on CPUs without VNNI) of a batch of one in a column-major
-#      src, weights "any": oneDNN chooses weights whose channels and spatial dimensions are in
-#      another order than src's, and computes as if they were in the same.
+#   K  s8/u8 matmul ("gemm:jit", chosen on CPUs without VNNI) into a 2-D dst of one column and at
+#      least 3 rows whose rows have gaps between them writes dst packed, past its rows
+#      (MatmulDesc refuses it);
+#   L  s8/u8 inner product ("gemm:jit", on CPUs without VNNI) over src and weights whose channels and
+#      spatial dimensions (those of more than one element) lie in different orders computes as if they
+#      were in the same: with weights "any", oneDNN itself chooses such weights for a column-major src
+#      (InnerProductForwardDesc refuses it).
 # Which implementation oneDNN chooses depends on the CPU: a bug shows only where its implementation
 # is the one chosen (BUGGY below), and the bug tests expect the failure only there.
 
@@ -223,18 +226,21 @@ def reference_post_ops(post_ops: Sequence[tuple[object, ...]]) -> list[tuple[obj
 def _int8_into_one_column_with_row_gaps(pd: dnnl.PrimitiveDesc) -> bool:
     with pd.src_desc() as src, pd.dst_desc() as dst:
         strides = dst.strides
-        return (src.data_type in (dnnl.DataType.S8, dnnl.DataType.U8) and dst.shape[-1] == 1
-                and dst.shape[-2] > 1 and strides is not None and strides[-2] != 1)
+        return (src.data_type in (dnnl.DataType.S8, dnnl.DataType.U8) and dst.ndim == 2 and dst.shape[1] == 1
+                and dst.shape[0] >= 3 and strides is not None and strides[0] != 1)
 
 
 def _src_and_weights_in_other_orders(pd: dnnl.PrimitiveDesc) -> bool:
-    """The dimensions after the first (channels, spatial) of src and weights ordered differently in memory."""
+    """The dimensions after the first (channels, spatial) of more than one element, of s8/u8 src and
+    weights, ordered differently in memory."""
     with pd.src_desc() as src, pd.weights_desc() as weights:
-        if src.strides is None or weights.strides is None:
+        if src.strides is None or weights.strides is None or src.data_type not in (dnnl.DataType.S8,
+                                                                                   dnnl.DataType.U8):
             return False
 
         def order(desc: dnnl.MemoryDesc) -> list[int]:
-            return sorted(range(1, desc.ndim), key=lambda axis: desc.strides[axis])  # type: ignore[index]
+            axes = [axis for axis in range(1, desc.ndim) if desc.shape[axis] > 1]
+            return sorted(axes, key=lambda axis: desc.strides[axis])  # type: ignore[index]
 
         return order(src) != order(weights)
 
@@ -257,9 +263,8 @@ BF16_MISSING = "oneDNN computes no bf16 on this CPU: it needs AVX-512 (avx512_co
 
 
 def known_wrong(pd: dnnl.PrimitiveDesc) -> bool:
-    """The implementation oneDNN chose computes wrong results (bugs A, B, K and L)."""
-    bugs = {PrimitiveKind.CONVOLUTION: "AB", PrimitiveKind.DECONVOLUTION: "AB", PrimitiveKind.MATMUL: "K",
-            PrimitiveKind.INNER_PRODUCT: "L"}.get(pd.kind, "")
+    """The implementation oneDNN chose computes wrong results (bugs A and B; the binding refuses K and L)."""
+    bugs = {PrimitiveKind.CONVOLUTION: "AB", PrimitiveKind.DECONVOLUTION: "AB"}.get(pd.kind, "")
     return any(BUGGY[bug](pd) for bug in bugs)
 
 
@@ -335,8 +340,12 @@ def test_matmul_matches_numpy(engine, stream, batch, m, k, n, types, src_layout,
     with ExitStack() as stack:
         descs = [stack.enter_context(t.desc()) for t in (src, weights, dst)]
         bias_desc = None if bias_tensor is None else stack.enter_context(bias_tensor.desc())
-        pd = stack.enter_context(dnnl.MatmulDesc(engine, *descs, bias_desc=bias_desc))
-        assume(not known_wrong(pd))  # oneDNN bug K
+        try:
+            pd = stack.enter_context(dnnl.MatmulDesc(engine, *descs, bias_desc=bias_desc))
+        except dnnl.UnimplementedError as error:  # oneDNN bug K, refused: only there
+            assert src_type in ("s8", "u8") and not batch and n == 1 and m >= 3 and dst_layout == "strided", error
+            assert "writes such a dst as if packed" in str(error)
+            return
         if bias_tensor is not None:
             args[dnnl.ARG_BIAS] = bias_tensor
         execute(engine, stream, pd, args)
@@ -495,9 +504,13 @@ def test_inner_product_matches_numpy(engine, stream, n, c, o, spatial, types, sr
         s, w, d = (stack.enter_context(t.desc()) for t in (src, weights, dst))
         b = None if bias is None else stack.enter_context(bias.desc())
         attr = stack.enter_context(attr_with(post_ops))
-        pd = stack.enter_context(dnnl.InnerProductForwardDesc(engine, s, w, d, bias_desc=b, prop_kind=prop,
-                                                              attr=attr))
-        assume(not known_wrong(pd))  # oneDNN bug L
+        try:
+            pd = stack.enter_context(dnnl.InnerProductForwardDesc(engine, s, w, d, bias_desc=b, prop_kind=prop,
+                                                                  attr=attr))
+        except dnnl.UnimplementedError as error:  # oneDNN bug L, refused: only there
+            assert src_type == "u8" and {"transposed", "any"} & {src_layout, weights_layout}, error
+            assert "reads them as if in the same order" in str(error)
+            return
         if bias is not None:
             args[dnnl.ARG_BIAS] = bias
         execute(engine, stream, pd, args)
@@ -1717,6 +1730,71 @@ def test_deconvolution_into_a_dst_with_gaps_without_bias_or_attributes_is_made_a
     np.testing.assert_allclose(dst.values, ref.deconvolution(x, w, None, [1], [0], [0], [1]), rtol=1e-5, atol=1e-6)
 
 
+def _chosen_by_onednn(raw, *tensors, engine):
+    """The implementation oneDNN itself chooses for the descriptors of ``tensors`` (``raw``: a
+    creation without the binding's checks)."""
+    with ExitStack() as stack:
+        return stack.enter_context(raw(*(stack.enter_context(t.desc()) for t in tensors), engine=engine)).impl_info
+
+
+@pytest.mark.parametrize("types", [("u8", "s8", "s32"), ("s8", "s8", "f32"), ("u8", "s8", "s8")])
+def test_int8_matmul_into_one_column_with_row_gaps_is_refused_where_onednn_writes_it_packed(engine, types):
+    # oneDNN bug K: "gemm:jit" writes dst as if packed, over the elements between its rows.
+    src, weights = tensor(np.ones((4, 3)), types[0]), tensor(np.ones((3, 1)), types[1])
+    dst = output((4, 1), types[2], "strided")
+    if _chosen_by_onednn(_raw_matmul, src, weights, dst, engine=engine) != "gemm:jit":
+        pytest.skip("oneDNN chooses another implementation than gemm:jit on this CPU (it has VNNI)")
+    with src.desc() as s, weights.desc() as w, dst.desc() as d:
+        with pytest.raises(dnnl.UnimplementedError,
+                           match=rf"dst_desc: MemoryDesc\(\(4, 1\), {types[2]}, strides=\(8, 1\)\) is one column "
+                                 r"whose rows leave gaps.*\(gemm:jit, the one of CPUs without VNNI\) writes such a "
+                                 r"dst as if packed.*give dst dense rows"):
+            dnnl.MatmulDesc(engine, s, w, d)
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (1, 3, 1), (2, 3, 1)], ids=["two rows", "batch of one", "batch of two"])
+def test_int8_matmul_into_one_column_with_row_gaps_is_made_and_right_where_onednn_computes_it(engine, stream,
+                                                                                              shape):
+    rng = np.random.default_rng(5)
+    x, w = rng.integers(0, 9, (*shape[:-1], 4)), rng.integers(-9, 9, (*shape[:-2], 4, 1))
+    src, weights, dst = tensor(x, "u8"), tensor(w, "s8"), output(shape, "s32", "strided")
+    _run(engine, stream, lambda s, wd, d: dnnl.MatmulDesc(engine, s, wd, d),
+         {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst})  # checks nothing else was written
+    np.testing.assert_array_equal(dst.values, x @ w)
+
+
+INNER_PRODUCT_ORDERS = {  # src, weights, outputs: channels and spatial dimensions in different orders
+    "column-major src, weights any": ("transposed", "any", 3),
+    "column-major src, row-major weights of one output": ("transposed", "plain", 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INNER_PRODUCT_ORDERS))
+def test_int8_inner_product_over_src_and_weights_in_other_orders_is_refused_where_onednn_mixes_them(engine, case):
+    # oneDNN bug L: "gemm:jit" reads src and weights as if their dimensions were in the same order.
+    src_layout, weights_layout, o = INNER_PRODUCT_ORDERS[case]
+    src, weights = tensor(np.ones((1, 2, 3)), "u8", src_layout), tensor(np.ones((o, 2, 3)), "s8", weights_layout)
+    dst = output((1, o), "f32")
+    if _chosen_by_onednn(_raw_inner_product, src, weights, dst, engine=engine) != "gemm:jit":
+        pytest.skip("oneDNN chooses another implementation than gemm:jit on this CPU (it has VNNI)")
+    with src.desc() as s, weights.desc() as w, dst.desc() as d:
+        with pytest.raises(dnnl.UnimplementedError,
+                           match=r"src_desc is MemoryDesc\(\(1, 2, 3\), u8.*their dimensions after the first are in "
+                                 r"different orders in memory.*\(gemm:jit, the one of CPUs without VNNI\) reads them "
+                                 r"as if in the same order.*give weights_desc in src's order \(tag 'acb'\)"):
+            dnnl.InnerProductForwardDesc(engine, s, w, d)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "plain"])
+def test_int8_inner_product_over_src_and_weights_in_one_order_is_made_and_right(engine, stream, layout):
+    rng = np.random.default_rng(6)
+    x, w = rng.integers(0, 16, (1, 2, 3)), rng.integers(-16, 16, (3, 2, 3))
+    src, weights, dst = tensor(x, "u8", layout), tensor(w, "s8", layout), output((1, 3), "f32")
+    _run(engine, stream, lambda s, wd, d: dnnl.InnerProductForwardDesc(engine, s, wd, d),
+         {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst})
+    np.testing.assert_array_equal(dst.values, x.reshape(1, -1) @ w.reshape(3, -1).T)
+
+
 # --- the oneDNN bugs the properties leave out ----------------------------------------------------
 # Each asserts what oneDNN documents. Where oneDNN chooses the implementation with the bug
 # (BUGGY), the test is a strict xfail: it fails today, and turns into a failure the day the
@@ -1838,11 +1916,29 @@ def test_onednn_bug_j_inner_product_of_one_output_reads_src_in_the_weights_layou
     np.testing.assert_array_equal(dst.values, [[1.0]])
 
 
+def _raw_matmul(s, w, d, *, engine):
+    """The matmul descriptor oneDNN makes, without MatmulDesc's checks."""
+    out = ffi.new("dnnl_primitive_desc_t *")
+    status = lib.dnnl_matmul_primitive_desc_create(out, engine.handle, s.handle, w.handle, ffi.NULL, d.handle,
+                                                   ffi.NULL)
+    assert status == 0, status
+    return dnnl.PrimitiveDesc.from_handle(out[0], owned=True, engine=engine)
+
+
+def _raw_inner_product(s, w, d, *, engine):
+    """The inner product descriptor oneDNN makes, without InnerProductForwardDesc's checks."""
+    out = ffi.new("dnnl_primitive_desc_t *")
+    status = lib.dnnl_inner_product_forward_primitive_desc_create(
+        out, engine.handle, int(PropKind.FORWARD_INFERENCE), s.handle, w.handle, ffi.NULL, d.handle, ffi.NULL)
+    assert status == 0, status
+    return dnnl.PrimitiveDesc.from_handle(out[0], owned=True, engine=engine)
+
+
 def test_onednn_bug_k_int8_matmul_into_one_column_with_row_gaps_writes_dst_packed(engine, stream, request):
     """Right, except in "gemm:jit" (bug K: it writes dst as if packed, between and past its rows)."""
     src, weights = tensor(np.array([[1], [2], [3]]), "u8"), tensor(np.array([[2]]), "s8")
     dst = output((3, 1), "s32", "strided")
-    _run(engine, stream, lambda s, w, d: dnnl.MatmulDesc(engine, s, w, d),
+    _run(engine, stream, functools.partial(_raw_matmul, engine=engine),
          {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst}, request, "K")
     np.testing.assert_array_equal(dst.values, [[2], [4], [6]])
 
@@ -1852,7 +1948,7 @@ def test_onednn_bug_l_int8_inner_product_chooses_weights_in_another_order_than_s
     x = np.array([[[2, 0, 13], [11, 15, 5]]])
     w = np.array([[[-15, 3, -16], [-11, -5, 2]], [[4, 0, -8], [9, 12, 1]], [[10, -1, -3], [8, 10, 0]]])
     src, weights, dst = tensor(x, "u8", "transposed"), tensor(w, "s8", "any"), output((1, 3), "f32")
-    _run(engine, stream, lambda s, wd, d: dnnl.InnerProductForwardDesc(engine, s, wd, d),
+    _run(engine, stream, functools.partial(_raw_inner_product, engine=engine),
          {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: dst}, request, "L")
     np.testing.assert_array_equal(dst.values, x.reshape(1, -1) @ w.reshape(3, -1).T)
 

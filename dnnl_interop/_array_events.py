@@ -74,19 +74,33 @@ class OclExecute:
         c_deps = ffi.new(_CL_EVENTS, deps) if deps else ffi.NULL
         event = ffi.new(_CL_EVENT_OUT)
         status = lib.dnnl_ocl_interop_primitive_execute(c_primitive, c_stream, nargs, c_args, c_deps, len(deps), event)
-        if status == 0 and event[0] != ffi.NULL:
+        if status == 0 and event[0] != ffi.NULL:  # an out-of-order queue: oneDNN gives an event
             import pyopencl as cl  # the event returned is pyopencl's
 
             self.returned = cl.Event.from_int_ptr(int(ffi.cast(_UINTPTR, event[0])), retain=False)  # oneDNN's reference
-            _track(self.stream, self.returned)
+            _track_out_of_order(self.stream, c_stream, self.returned)
         return status
 
 
-def _track(stream: Stream, event: pyopencl.Event) -> None:
-    """Stamp the submission just made with ``event``, as ``Stream._track_event`` does
-    (the stream's lock is held here): what it used is let go once the event completes."""
-    stream._events.append((stream._epoch, lambda: event.command_execution_status == _COMPLETE))
-    stream._epoch += 1
+def _is_done(event: pyopencl.Event) -> Callable[[], bool]:
+    return lambda: event.command_execution_status == _COMPLETE
+
+
+def _track_out_of_order(stream: Stream, c_stream: CData, event: pyopencl.Event | None) -> None:
+    """Track the submission just made on an out-of-order queue (the stream's lock is held).
+
+    ``event`` (oneDNN's) covers the submission's own kernels, not a plain execute
+    before it: unless the submission is the only one at its epoch, the stream tracks
+    a marker after it with no wait list, which completes once every command enqueued
+    before it on the queue has (the invariant in ``_stream``).
+    """
+    if event is None or not stream._alone_at_epoch():
+        known = _queue_of(stream, c_stream)
+        if known is None:  # never: only an OpenCL stream gives events
+            return
+        queue, _, _, cl = known
+        event = cl.enqueue_marker(queue)
+    stream._track_out_of_order(_is_done(event))
 
 
 def arrays_behind(
@@ -141,7 +155,10 @@ def execute_over_arrays(
         return status
     if completion is None:  # done when everything enqueued before the marker is, and the events
         completion = cl.enqueue_marker(queue, wait_for=events if out_of_order and events else None)
-        _track(stream, completion)
+        if out_of_order:  # a marker with a wait list waits for nothing else: track one that does
+            _track_out_of_order(stream, c_stream, None)
+        else:  # on an in-order queue it comes after everything before it
+            stream._track(_is_done(completion))
     plain_event = cl.Event
     for array in arrays:
         pending = array.events

@@ -32,7 +32,8 @@ Locks: one discipline for submitting, re-pointing and closing.
   engine closes under it before it closes its streams: a stream made while
   its engine closes is refused or closed by it, never left open.
 * Each stream's ``_lock`` is held by a submission (registering what the
-  work uses, then the C execute call), by the bookkeeping of a wait, by the
+  work uses, the C execute call, then tracking its event or a marker after
+  it: see ``_stream``), by the bookkeeping of a wait, by the
   stream's close, and throughout a bound execute with its wait
   (``BoundExecution.execute(wait=True)``: its C wait included, so nothing
   else is submitted to the stream meanwhile). A thread holding a stream's

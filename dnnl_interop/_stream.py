@@ -7,17 +7,41 @@ dependency objects, and registers itself as a user of each owned object
 (see ``_owned``). They are let go when the stream is known to be done:
 
 * :meth:`Stream.wait` finishes everything submitted before it started;
-* a submission that returned a completion event (OpenCL out-of-order
-  queues) is let go once that event, and the events of every earlier such
-  submission, are complete (checked at the next submission);
+* a submission tracked by an event (on OpenCL queues, see
+  ``_array_events``) is let go once that event, and the events of every
+  earlier tracked submission, are complete (checked at the next submission);
 * closing the stream waits first, then lets everything go.
 
 Each submission is stamped with the stream's *epoch*; a wait bumps the epoch
 before it calls C and, once C returns, lets go of what was stamped before.
-Work submitted while a wait is running keeps its objects. Submission and
-the bookkeeping of a wait hold the stream's lock, so the two never
-interleave; the C wait itself runs without it, except in a bound execute
-with its wait (``_execution.BoundExecution``), which holds the lock
+Work submitted while a wait is running keeps its objects. A tracked
+submission bumps the epoch after it: ``_events`` holds ``(epoch, is_done)``,
+oldest first, and letting go at an entry lets go of everything stamped up to
+its epoch, plain submissions (given no event) included. So the invariant:
+
+    once the events tracked for epoch E and for every earlier entry have
+    completed, all work stamped E or earlier has finished.
+
+On an in-order queue any event after the work says so. On an out-of-order
+queue oneDNN's event covers its own kernels only (its interop execute takes
+the caller's dependencies, not the stream's earlier work), so the tracked
+event is a marker enqueued right after the work with no wait list: it
+completes once every command enqueued before it on the queue has, and all
+work stamped E was enqueued before it (a submission stamps, enqueues and
+tracks under the stream's lock). oneDNN's own event is tracked instead when
+the submission is the only one stamped E and E is *open*: everything stamped
+before E is covered by an earlier entry or known finished. An epoch opens
+when a tracked submission on an out-of-order queue bumps the epoch to it, or
+when letting go of everything up to E - 1 (a wait returning, or an entry's
+event completing) finds nothing stamped E yet. To count the submissions at
+the open epoch (``_opened``, ``_seen``), a stream that tracked work on an
+out-of-order queue keeps ``_WATCHING`` at the end of ``_events`` until it
+closes: every submission to it then goes through ``_let_go_finished``
+(and a bound execute takes the full ``submit``).
+
+Submission and the bookkeeping of a wait hold the stream's lock, so the two
+never interleave; the C wait itself runs without it, except in a bound
+execute with its wait (``_execution.BoundExecution``), which holds the lock
 throughout and so registers nothing as in flight. Submitting is
 ``_execution``'s job.
 """
@@ -25,6 +49,7 @@ throughout and so registers nothing as in flight. Submitting is
 from __future__ import annotations
 
 import atexit
+import math
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -46,6 +71,9 @@ _stream_wait = lib.dnnl_stream_wait
 _call_keys = Owned._shared.call_keys
 _deferred = Owned._shared.deferred
 exiting = False  # set at interpreter exit: threads still running submit nothing new
+# The last entry of _events on a stream that tracked work on an out-of-order queue:
+# never done, it sends every submission through _let_go_finished, which counts them.
+_WATCHING: tuple[float, Callable[[], bool]] = (math.inf, lambda: False)
 _ENGINE_CLOSED = (
     "its Engine was closed, which closes the engine's streams (and waits for their work); "
     "make the stream on an open Engine"
@@ -68,16 +96,19 @@ class Stream(Owned):
     # _pending: id(obj) -> obj for the owned objects submitted work uses; the
     # epoch of their latest use is obj._users[id(stream)].
     # _deps: (epoch, obj) for other objects the work uses (dependency events).
-    # _events: (epoch, is_done) for submissions that returned an event, oldest first.
+    # _events: (epoch, is_done) for tracked submissions, oldest first (then _WATCHING, if there).
+    # _opened: the latest open epoch (-1: none); _seen: the submissions counted at it.
     # _last: (entries, c_args) of the latest submission. oneDNN reads the
     # argument array during the call only, so equal arguments reuse it.
     # _why_closed: set when the stream closes because its engine did (see _owned._closed_error).
-    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_last", "_why_closed")
+    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_opened", "_seen", "_last", "_why_closed")
     _pending: dict[int, Owned]
     _deps: list[tuple[int, object]]
     _epoch: int
     _lock: threading.Lock
-    _events: list[tuple[int, Callable[[], bool]]]
+    _events: list[tuple[float, Callable[[], bool]]]
+    _opened: int
+    _seen: int
     _last: tuple[list[tuple[int, CData | None]] | None, CData | None]
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
@@ -86,6 +117,8 @@ class Stream(Owned):
         self._deps = []
         self._epoch = 0
         self._events = []
+        self._opened = -1
+        self._seen = 0
         self._lock = threading.Lock()
         engine: Engine = keep[0]
         with self._shared.lock:  # with the engine's close: see _owned
@@ -146,31 +179,54 @@ class Stream(Owned):
         finally:
             lock.release()
 
-    def _track_event(self, is_done: Callable[[], bool]) -> None:
-        """The submission just made has its own completion event: stamp it apart.
+    def _track(self, is_done: Callable[[], bool]) -> None:
+        """Stamp the submission just made apart: ``is_done()`` tells when all work stamped
+        up to its epoch has finished (see the invariant above). Holds the lock.
 
-        Later submissions and waits ask ``is_done``; what the oldest finished
-        submissions used is let go without waiting for the whole stream.
+        Later submissions ask ``is_done``; what the oldest finished submissions
+        used is let go without waiting for the whole stream.
         """
-        with self._lock:
-            self._events.append((self._epoch, is_done))
-            self._epoch += 1
+        self._events.append((self._epoch, is_done))
+        self._epoch += 1
+
+    def _alone_at_epoch(self) -> bool:
+        """Whether the submission being made is the only one stamped with the current
+        epoch, and everything stamped before it is covered by ``_events`` or finished
+        (the epoch is *open*). Holds the lock."""
+        return self._opened == self._epoch and self._seen == 1
+
+    def _track_out_of_order(self, is_done: Callable[[], bool]) -> None:
+        """:meth:`_track` on an out-of-order queue: the new epoch is open, and from now
+        on every submission goes through :meth:`_let_go_finished`. Holds the lock."""
+        events = self._events
+        entry = (self._epoch, is_done)
+        if events and events[-1] is _WATCHING:
+            events.insert(len(events) - 1, entry)
+        else:
+            events += (entry, _WATCHING)
+        self._epoch = self._opened = self._epoch + 1
+        self._seen = 0
 
     def _let_go_finished(self) -> None:
-        """Let go of what the oldest submissions whose events completed used. Holds the lock."""
+        """Let go of what the oldest submissions whose events completed used, then count
+        the submission about to be made. Holds the lock; called while ``_events`` is not empty."""
         events = self._events
         finished = 0
         while finished < len(events) and events[finished][1]():
             finished += 1
         if finished:
-            self._let_go(events[finished - 1][0])
-            del events[:finished]
+            self._let_go(events[finished - 1][0])  # drops those entries too
+        if self._opened == self._epoch:
+            self._seen += 1
 
     def _let_go(self, epoch: float) -> None:
         """Release what work stamped up to ``epoch`` used (it is done). Holds the lock."""
         events = self._events
-        while events and events[0][0] <= epoch:
-            events.pop(0)
+        if events:  # never on a stream without tracked submissions: waits pay one test
+            while events and events[0][0] <= epoch:
+                events.pop(0)
+            if events and events[-1] is _WATCHING and epoch + 1 == self._epoch:
+                self._open_after(epoch)
         if self._deps:
             self._deps = [entry for entry in self._deps if entry[0] > epoch]
         sid = id(self)
@@ -187,6 +243,16 @@ class Stream(Owned):
         self._pending = kept
         for obj in claim or ():
             obj._claim()
+
+    def _open_after(self, epoch: float) -> None:
+        """Everything stamped up to ``epoch`` has finished, and ``epoch + 1`` is the
+        current epoch: open it if nothing was submitted at it yet. Holds the lock."""
+        sid = id(self)
+        for obj in self._pending.values():
+            if obj._users.get(sid, -1) > epoch:
+                return
+        self._opened = self._epoch
+        self._seen = 0
 
     def _close_handle(self, finalizing: bool = False) -> None:
         lock = getattr(self, "_lock", None)

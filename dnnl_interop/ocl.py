@@ -442,7 +442,8 @@ def execute(
     Returns a ``pyopencl.Event`` for the work on an out-of-order queue (its
     reference is the caller's), or None on an in-order queue. Everything the
     work uses stays alive until ``stream.wait()`` or the stream's close, or
-    until the work's event completes.
+    until the work and everything submitted to the stream before it have
+    finished (seen at a later execute on the stream).
 
     Memories made over ``pyopencl.array.Array`` objects order the work with
     pyopencl's, with no wait on the host: it runs after the events of those

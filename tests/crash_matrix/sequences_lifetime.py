@@ -165,6 +165,22 @@ def gpu_cases() -> list[Case]:
              "    event = ocl.execute(dnnl.reorder(big_md, big_md_t, geng), gstrm_ooo, {dnnl.ARG_FROM: s, dnnl.ARG_TO: d})\n"
              "    return event, result\n"
              "event, out_buf = run()\ngc.collect()\nevent.wait()\n" + check),
+        # A barrier on a gate holds the plain execute back; the later execute, over empty
+        # tensors, enqueues nothing and gives back its dependency, complete at once.
+        _gpu("ocl: out-of-order stream, a plain execute from USM held back, a later execute's event completes first",
+             "usm = ocl.make_memory(big_md, geng, ocl.MemoryKind.USM)\n"
+             "pointer = usm.map_data()\nnp.frombuffer(ffi.buffer(pointer, big.nbytes), np.float32)[:] = big.ravel()\n"
+             "usm.unmap_data(pointer)\nout = ocl.make_memory(big_md_t, geng, ocl.MemoryKind.USM)\n"
+             "empty_md = dnnl.MemoryDesc((0, 4), 'float32', 'ab'); nothing = dnnl.reorder(empty_md, empty_md, geng)\n"
+             "nothing_args = {dnnl.ARG_FROM: ocl.make_memory(empty_md, geng), dnnl.ARG_TO: ocl.make_memory(empty_md, geng)}\n"
+             "gate, done = cl.UserEvent(gctx), cl.UserEvent(gctx); done.set_status(cl.command_execution_status.COMPLETE)\n"
+             "cl.enqueue_barrier(gqueue_ooo, wait_for=[gate])\n"
+             "dnnl.reorder(big_md, big_md_t, geng).execute(gstrm_ooo, {dnnl.ARG_FROM: usm, dnnl.ARG_TO: out})\n"
+             "del usm\nocl.execute(nothing, gstrm_ooo, nothing_args, deps=[done])\n"
+             "ocl.execute(nothing, gstrm_ooo, nothing_args, deps=[done])\ngc.collect()\n"
+             "gate.set_status(cl.command_execution_status.COMPLETE)\ngstrm_ooo.wait()\npointer = out.map_data()\n"
+             "result = np.frombuffer(ffi.buffer(pointer, big.nbytes), np.float32).reshape(4096, 4096).copy()\n"
+             "out.unmap_data(pointer)\n" + TRANSPOSED),
         _gpu("ocl: the stream dropped right after execute",
              "s2 = ocl.make_stream(geng, gqueue)\nout_buf = reorder_big_gpu(geng, s2, gqueue)\ndel s2\ngc.collect()\n"
              "gqueue.finish()\n" + check),

@@ -199,6 +199,84 @@ def test_what_work_used_is_let_go_once_its_event_completed(engine, context):
             assert watch() is None, "kept after its event completed"
 
 
+def test_an_event_completing_lets_go_of_nothing_an_earlier_unfinished_execute_uses(engine, context):
+    """On an out-of-order queue executes complete in any order: what one used is let go
+    only once its event and those of every execute before it completed."""
+    queue = cl.CommandQueue(context, properties=OUT_OF_ORDER)
+    desc = f32_desc((4, 4), "ab")
+    first_gate, second_gate = cl.UserEvent(context), cl.UserEvent(context)
+    with ocl.make_stream(engine, queue) as stream, dnnl.reorder(desc, desc, engine) as primitive, \
+            ocl.make_memory(desc, engine) as src, ocl.make_memory(desc, engine) as dst:
+        args = {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}
+        try:
+            first = ocl.execute(primitive, stream, args, deps=[first_gate])
+            held_src = ocl.make_memory(desc, engine)
+            watch = weakref.ref(held_src)
+            held = ocl.execute(primitive, stream, {dnnl.ARG_FROM: held_src, dnnl.ARG_TO: dst}, deps=[second_gate])
+            del held_src
+            ocl.execute(primitive, stream, args).wait()  # runs before both
+            first_gate.set_status(COMPLETE)
+            first.wait()
+            ocl.execute(primitive, stream, args).wait()  # lets go of what the first used
+            ocl.execute(primitive, stream, args)  # and now of what completed after it
+            gc.collect()
+            assert held.command_execution_status != COMPLETE
+            assert watch() is not None, "let go of while its work may still run"
+        finally:
+            for gate in (first_gate, second_gate):
+                if gate.command_execution_status != COMPLETE:
+                    gate.set_status(COMPLETE)
+        stream.wait()
+        assert watch() is None, "kept after the stream's wait"
+
+
+@pytest.mark.parametrize("before", ["nothing", "a tracked execute", "a tracked execute and a wait"])
+def test_a_later_event_completing_lets_go_of_nothing_an_earlier_plain_execute_still_uses(engine, context, before):
+    """On an out-of-order queue only events order oneDNN's work: a later execute's event
+    says nothing of a plain ``Primitive.execute`` before it, which oneDNN gives no event.
+
+    A barrier waiting for a gate held shut holds the plain execute back. The later
+    execute is over empty tensors: oneDNN enqueues nothing and gives back its
+    dependency, complete already, as a quick kernel's event would complete first on
+    a device that runs out-of-order work side by side. Whatever the stream ran
+    before (its epochs then open differently), the plain execute is seen.
+    """
+    queue = cl.CommandQueue(context, properties=OUT_OF_ORDER)
+    desc, empty = f32_desc((4, 4), "ab"), f32_desc((0, 4), "ab")
+    gate, finished = cl.UserEvent(context), cl.UserEvent(context)
+    finished.set_status(COMPLETE)
+    with ocl.make_stream(engine, queue) as stream, dnnl.reorder(desc, desc, engine) as primitive, \
+            dnnl.reorder(empty, empty, engine) as nothing, \
+            ocl.make_memory(empty, engine) as empty_src, ocl.make_memory(empty, engine) as empty_dst, \
+            ocl.make_memory(desc, engine) as src, ocl.make_memory(desc, engine) as dst:
+        nothing_args = {dnnl.ARG_FROM: empty_src, dnnl.ARG_TO: empty_dst}
+        if before != "nothing":
+            ocl.execute(primitive, stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}).wait()
+            ocl.execute(nothing, stream, nothing_args, deps=[finished])  # lets go of the first
+        if before.endswith("wait"):
+            stream.wait()
+        try:
+            cl.enqueue_barrier(queue, wait_for=[gate])  # what is enqueued after it waits for the gate
+            src = ocl.make_memory(desc, engine)
+            watch = weakref.ref(src)
+            primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: ocl.make_memory(desc, engine)})
+            plain_done = cl.enqueue_marker(queue)  # completes once everything enqueued before it has
+            del src
+            event = ocl.execute(nothing, stream, nothing_args, deps=[finished])
+            assert event.command_execution_status == COMPLETE
+            ocl.execute(nothing, stream, nothing_args, deps=[finished])  # looks at what has finished
+            gc.collect()
+            assert plain_done.command_execution_status != COMPLETE
+            assert watch() is not None, "let go of while the plain execute's work may still run"
+        finally:
+            gate.set_status(COMPLETE)
+        plain_done.wait()
+        queue.finish()
+        ocl.execute(nothing, stream, nothing_args, deps=[finished])
+        gc.collect()
+        assert watch() is None, "kept after every event before it completed"
+
+
 @pytest.mark.parametrize("properties", [0, OUT_OF_ORDER], ids=["in-order", "out-of-order"])
 def test_a_reorder_between_usm_memories_moves_the_data(engine, context, properties):
     """oneDNN-allocated USM on both sides, f32 -> f16 transposed: read through map_data."""

@@ -60,17 +60,28 @@ class OclExecute:
     """``dnnl_ocl_interop_primitive_execute`` as ``submit``'s call: after the events
     ``deps`` (``cl_event`` pointers); :attr:`returned` is the completion event
     oneDNN gives (a ``pyopencl.Event``, None on an in-order queue), tracked by
-    ``stream`` (the call runs with the stream's lock held)."""
+    ``stream`` (the call runs with the stream's lock held).
 
-    __slots__ = ("deps", "stream", "returned")
+    :attr:`empty_work`: the primitive has a tensor of no element. oneDNN then
+    enqueues nothing and, on an out-of-order queue, returns its last dependency
+    as the work's event: with none given it reads past an empty list and
+    crashes, so such a call is given one event already complete."""
 
-    def __init__(self, deps: list[CData], stream: Stream) -> None:
+    __slots__ = ("deps", "stream", "returned", "empty_work")
+
+    def __init__(self, deps: list[CData], stream: Stream, empty_work: bool = False) -> None:
         self.deps = deps
         self.stream = stream
         self.returned: pyopencl.Event | None = None
+        self.empty_work = empty_work
 
     def __call__(self, c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
         deps = self.deps
+        done = None
+        if not deps and self.empty_work:
+            done = _complete_event(self.stream, c_stream)
+            if done is not None:
+                deps = [ffi.cast(_CL_EVENT, done.int_ptr)]
         c_deps = ffi.new(_CL_EVENTS, deps) if deps else ffi.NULL
         event = ffi.new(_CL_EVENT_OUT)
         status = lib.dnnl_ocl_interop_primitive_execute(c_primitive, c_stream, nargs, c_args, c_deps, len(deps), event)
@@ -79,7 +90,19 @@ class OclExecute:
 
             self.returned = cl.Event.from_int_ptr(int(ffi.cast(_UINTPTR, event[0])), retain=False)  # oneDNN's reference
             _track_out_of_order(self.stream, c_stream, self.returned)
+        del done  # the user event given as a dependency lives through the call
         return status
+
+
+def _complete_event(stream: Stream, c_stream: CData) -> pyopencl.UserEvent | None:
+    """A user event of the stream's context, already complete (None off OpenCL)."""
+    known = _queue_of(stream, c_stream)
+    if known is None:
+        return None
+    queue, _, _, cl = known
+    event = cl.UserEvent(queue.context)
+    event.set_status(cl.command_execution_status.COMPLETE)
+    return event
 
 
 def _is_done(event: pyopencl.Event) -> Callable[[], bool]:
@@ -142,7 +165,8 @@ def execute_over_arrays(
                 array_queue.flush()
     completion = None
     if out_of_order:  # oneDNN takes the events as dependencies and gives its own
-        execute = call if isinstance(call, OclExecute) else OclExecute([], stream)
+        execute = call if isinstance(call, OclExecute) else OclExecute(
+            [], stream, any(memory is not None and memory._size == 0 for _, memory in memories))
         if events:
             execute.deps = [*execute.deps, *(ffi.cast(_CL_EVENT, event.int_ptr) for event in events)]
         status = execute(c_primitive, c_stream, nargs, c_args)

@@ -474,7 +474,7 @@ def execute(
     events = [required_handle(event, _CL_EVENT, f"deps[{i}]") for i, event in enumerate(deps)]
     if events and isinstance(stream, Stream):
         check_ocl_context(deps, _engine_context(stream.engine), "deps")
-    call = OclExecute(events, stream)
+    call = OclExecute(events, stream, isinstance(primitive, Primitive) and 0 in primitive._arg_sizes.values())
     if isinstance(primitive, Primitive):
         args = primitive._with_scratchpad(stream, args)
     submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute", "ocl")

@@ -297,3 +297,19 @@ def test_a_reorder_between_usm_memories_moves_the_data(engine, context, properti
         out = np.frombuffer(ffi.buffer(pointer, dst_desc.size), np.float16).reshape(7, 6).copy()
         dst.unmap_data(pointer)
     np.testing.assert_array_equal(out, source.T.astype(np.float16))
+
+
+@pytest.mark.parametrize("properties", [0, OUT_OF_ORDER], ids=["in-order", "out-of-order"])
+def test_work_over_tensors_of_no_element_without_dependencies_is_an_execute_like_any(engine, context, properties):
+    # oneDNN enqueues nothing for it and, on an out-of-order queue, answers its last dependency
+    # as the work's event: with none given it read past an empty list and the process died.
+    queue = cl.CommandQueue(context, properties=properties)
+    stream = ocl.make_stream(engine, queue)
+    desc = dnnl.MemoryDesc((0, 4), "f32", "ab")
+    src, dst = ocl.make_memory(desc, engine), ocl.make_memory(desc, engine)
+    event = ocl.execute(dnnl.reorder(desc, desc, engine), stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    assert (event is not None) == bool(properties)
+    if event is not None:
+        event.wait()
+    dnnl.reorder(desc, desc, engine).execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    stream.wait()

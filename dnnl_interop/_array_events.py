@@ -100,7 +100,7 @@ def _complete_event(stream: Stream, c_stream: CData) -> pyopencl.UserEvent | Non
     if known is None:
         return None
     queue, _, _, cl = known
-    event = cl.UserEvent(queue.context)
+    event: pyopencl.UserEvent = cl.UserEvent(queue.context)
     event.set_status(cl.command_execution_status.COMPLETE)
     return event
 

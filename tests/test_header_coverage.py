@@ -130,10 +130,10 @@ def test_every_interop_function_is_wrapped(runtime):
     """Each interop function of the headers is called by the module of its
     runtime (dnnl_interop/ocl.py or ze.py) or by the modules it builds on
     for what the object modules share with it (memory on every runtime,
-    runtime queries), directly or through its generated size-query-then-fill
-    helper."""
+    runtime queries, OpenCL execution ordered by pyopencl Arrays' events),
+    directly or through its generated size-query-then-fill helper."""
     prefix = INTEROP_PREFIXES[runtime]
-    modules = (f"{runtime}.py", "_memory.py", "_runtime.py")
+    modules = (f"{runtime}.py", "_memory.py", "_runtime.py", "_array_events.py")
     source = "".join((ROOT / "dnnl_interop" / name).read_text() for name in modules)
     unwrapped = [
         name for name in FUNCTIONS

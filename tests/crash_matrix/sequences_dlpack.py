@@ -64,7 +64,7 @@ def cases() -> list[Case]:
              "gc.collect()\ndel c\ngc.collect()"),
         _cpu("export while a reorder writes the memory: the tensor sees the result",
              "x = big.copy(); result = np.zeros_like(x)\n"
-             "d = dnnl.Memory(big_md_t, eng, result)\n"
+             "d = dnnl.Memory(big_md_t, eng, result.T)  # the tensor 'ba' lays out over result\n"
              "dnnl.reorder(big_md, big_md_t, eng).execute(strm, {dnnl.ARG_FROM: dnnl.Memory(big_md, eng, x), "
              "dnnl.ARG_TO: d})\nv = np.from_dlpack(d)\nassert np.array_equal(result, big.T)"),
         _cpu("memory made from a memory, the first closed",

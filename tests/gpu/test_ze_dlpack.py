@@ -48,7 +48,7 @@ def _data() -> np.ndarray:
 
 def _transposed_through(engine, stream, lz, src: dnnl.Memory) -> np.ndarray:
     dst = lz.shared(SHAPE[::-1], "float32")
-    dst_memory = ze.make_memory(DST, engine, dst.array)
+    dst_memory = ze.make_memory(DST, engine, dst.array.T)  # the tensor "ba" lays out over dst
     ze.execute(dnnl.reorder(SRC, DST, engine), stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst_memory})
     stream.wait()
     return dst.array.copy()

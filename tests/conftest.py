@@ -40,7 +40,7 @@ _shared = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped
 os.environ["PYTHONSAFEPATH"] = "1"
 
 settings.register_profile("dev", max_examples=100, **_shared)
-settings.register_profile("ci", max_examples=40, **_shared)
+settings.register_profile("ci", max_examples=20, **_shared)
 settings.register_profile("soak", max_examples=5000, **_shared)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 

@@ -251,7 +251,7 @@ def _holds(error: dnnl.DnnlError | None, explained: str | None) -> None:
 dims = st.integers(1, 4)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(batch=st.lists(st.tuples(dims, dims, dims), max_size=2), m=dims, k=dims, k2=dims, n=dims, n2=dims,
        bias=st.sampled_from([None, "full", "row", "wrong"]))
 def test_matmul_refusals_are_exactly_those_the_checks_explain(engine, batch, m, k, k2, n, n2, bias):
@@ -268,7 +268,7 @@ def test_matmul_refusals_are_exactly_those_the_checks_explain(engine, batch, m, 
     _holds(error, _refusals.explain("matmul", Status.INVALID_ARGUMENTS, EngineKind.CPU, descs, {}))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(size=st.integers(1, 9), kernel=st.integers(1, 4), stride=st.integers(1, 3), dilation=st.integers(0, 2),
        left=st.integers(0, 3), right=st.integers(-2, 3), out=st.integers(1, 9), deconvolution=st.booleans(),
        channels=st.sampled_from([(2, 2, 2), (2, 3, 2), (2, 2, 3)]))
@@ -288,7 +288,7 @@ def test_convolution_refusals_are_exactly_those_the_checks_explain(
     _holds(error, _refusals.explain(kind._kind, Status.INVALID_ARGUMENTS, EngineKind.CPU, descs, params))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(size=st.integers(1, 9), kernel=st.integers(1, 4), stride=st.integers(1, 3), dilation=st.integers(0, 2),
        left=st.integers(0, 3), right=st.integers(0, 3), out=st.integers(1, 9),
        algorithm=st.sampled_from([AlgKind.POOLING_MAX, AlgKind.POOLING_AVG_EXCLUDE_PADDING]))
@@ -306,7 +306,7 @@ def test_pooling_refusals_are_exactly_those_the_checks_explain(
 shapes = st.lists(st.integers(1, 3), min_size=1, max_size=3)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(src0=shapes, src1=shapes, dst=shapes)
 def test_binary_refusals_are_exactly_those_the_checks_explain(engine, src0, src1, dst):
     a, b, c = desc(src0), desc(src1), desc(dst)
@@ -315,7 +315,7 @@ def test_binary_refusals_are_exactly_those_the_checks_explain(engine, src0, src1
     _holds(error, _refusals.explain("binary", Status.INVALID_ARGUMENTS, EngineKind.CPU, descs, {}))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(src=shapes, dst=shapes)
 def test_reduction_and_same_shape_refusals_are_exactly_those_the_checks_explain(engine, src, dst):
     a, b = desc(src), desc(dst)
@@ -327,7 +327,7 @@ def test_reduction_and_same_shape_refusals_are_exactly_those_the_checks_explain(
     _holds(error, _refusals.explain("eltwise", Status.INVALID_ARGUMENTS, EngineKind.CPU, descs, {}))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(first=st.lists(st.integers(1, 3), min_size=2, max_size=3), second=st.lists(st.integers(1, 3), min_size=2,
        max_size=3), axis=st.integers(0, 1), given_dst=st.booleans())
 def test_concat_refusals_are_exactly_those_the_checks_explain(engine, first, second, axis, given_dst):

@@ -19,6 +19,7 @@ from ._memory_desc import MemoryDesc
 from ._owned import using
 from ._primitive import reorder, reordered
 from ._stream import Stream
+from ._validate import row_major_strides
 
 if TYPE_CHECKING:
     import numpy
@@ -106,11 +107,7 @@ def _host_out(out: Any, desc: MemoryDesc, dtype: numpy.dtype[Any]) -> numpy.ndar
 
 def _plain(desc: MemoryDesc) -> MemoryDesc:
     """The row-major descriptor of ``desc``'s shape and data type."""
-    strides, step = [], 1
-    for dim in reversed(desc.shape):
-        strides.append(step)
-        step *= max(dim, 1)
-    return MemoryDesc(desc.shape, desc.data_type, strides=strides[::-1])
+    return MemoryDesc(desc.shape, desc.data_type, strides=row_major_strides(desc.shape))
 
 
 def _reorder_into_host(

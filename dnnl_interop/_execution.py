@@ -25,6 +25,7 @@ from ._memory_desc import MemoryDesc
 from ._owned import Owned
 from ._runtime import ENGINE_NAMES
 from ._stream import Stream
+from ._validate import row_major_strides
 from .errors import ClosedObjectError, InvalidArgumentsError, Status
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def _refuse(
     what = _arg_name(index)
     if memory._handle is None:
         raise ClosedObjectError(f"{what}: this Memory is closed")
-    _refuse_read_only(index, memory)
+    _refuse_read_only(what, index, memory)
     if memory._repointing:
         raise RuntimeError(
             f"{what}: the memory is being given another buffer in another thread (set_data_handle); "
@@ -221,14 +222,14 @@ _OUTPUT_NAMES = ("DST", "TO", "DIFF_SRC", "DIFF_WEIGHTS", "DIFF_BIAS", "DIFF_SCA
 _OUTPUTS = frozenset(value for name, value in ARGS.items() if name.removeprefix("ARG_").startswith(_OUTPUT_NAMES))
 
 
-def _refuse_read_only(index: int, memory: Memory) -> None:
+def _refuse_read_only(what: str, index: int, memory: Memory) -> None:
     """A memory over a read-only tensor (``Memory._mark_read_only``) is refused where oneDNN
     writes, before anything runs. Such a memory's layout key never takes the fast path."""
     if getattr(memory, "_read_only", False) and (
         index in _OUTPUTS or lib.DNNL_ARG_MULTIPLE_DST <= index < lib.DNNL_ARG_MULTIPLE_DST + lib.DNNL_ARG_MULTIPLE_SRC
     ):
         raise ValueError(
-            f"args[{index}]: the memory is over a read-only tensor (from_dlpack of a read-only array); "
+            f"{what}: the memory is over a read-only tensor (from_dlpack of a read-only array); "
             "oneDNN writes this argument: give a writable memory"
         )
 
@@ -292,7 +293,7 @@ def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
         )
     strides, shape = desc.strides, desc.shape
     if strides is not None and all(
-        dim == 1 or stride == dense for dim, stride, dense in zip(shape, strides, _row_major(shape), strict=True)
+        dim == 1 or stride == dense for dim, stride, dense in zip(shape, strides, row_major_strides(shape), strict=True)
     ):
         return
     raise ValueError(
@@ -303,14 +304,6 @@ def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
         "('a', 'ab', ...)"
     )
 
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides, in elements, of a dense row-major layout of ``shape``."""
-    strides, step = [], 1
-    for dim in reversed(shape):
-        strides.append(step)
-        step *= max(dim, 1)
-    return tuple(reversed(strides))
 
 
 def _explain(

@@ -218,3 +218,13 @@ def bool_argument(value: object, what: str) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{what}: expected a bool, got {type(value).__name__}")
     return value
+
+
+def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides, in elements, of a dense row-major layout of ``shape`` (as numpy's
+    C order: a dimension of no element counts as one)."""
+    strides, step = [], 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))

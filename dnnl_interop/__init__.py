@@ -68,8 +68,8 @@ if TYPE_CHECKING:
 
     from . import core, ocl, primitives, ze  # noqa: F401
     from ._args import *  # noqa: F403 - the ARG_* names, not in __all__
-    from ._primitives import *  # noqa: F403 - documented in .primitives, not in __all__
     from .core import *  # noqa: F403
+    from .primitives import *  # noqa: F403 - documented there, not in __all__
 
 
 def get_include() -> str:

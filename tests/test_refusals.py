@@ -24,8 +24,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dnnl_interop as dnnl
-from dnnl_interop import AlgKind, EngineKind, Status, _primitives, _refusals
+from dnnl_interop import AlgKind, EngineKind, Status, _refusals
 from dnnl_interop.errors import VERBOSE_HINT
+from dnnl_interop.primitives import _kind
 
 TAGS = "abcdef"
 
@@ -213,7 +214,7 @@ def test_the_checks_run_only_after_a_refusal(engine, monkeypatch):
     def never(*args: object) -> None:
         raise AssertionError("a check ran on a creation that succeeded")
 
-    monkeypatch.setattr(_primitives, "explain", never)
+    monkeypatch.setattr(_kind, "explain", never)
     for kind in F64_KINDS:
         F64_KINDS[kind](engine, "f32").close()  # type: ignore[attr-defined]
     with pytest.raises(AssertionError, match="a check ran"):

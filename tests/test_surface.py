@@ -131,7 +131,7 @@ def test_type_checkers_see_the_arg_names_as_ints(tmp_path):
     assert len(errors) == 2, done.stdout + done.stderr
     assert all('expression has type "Arg", variable has type "str"' in line for line in errors), errors
     assert any('Revealed type is "dnnl_interop._args.Arg"' in line for line in lines), done.stdout
-    assert any("-> dnnl_interop._primitives.MatmulDesc" in line for line in lines), done.stdout
+    assert any("-> dnnl_interop.primitives._products.MatmulDesc" in line for line in lines), done.stdout
     assert issubclass(_args.Arg, int)
 
 

@@ -35,11 +35,33 @@ package too: ``dnnl_interop.MatmulDesc``.
 
 from __future__ import annotations
 
-from . import _primitives
-from ._primitives import *  # noqa: F403 - the forward primitive kinds
+from ._combining import BinaryDesc, ConcatDesc, ReductionDesc, SumDesc
+from ._convolutions import ConvolutionForwardDesc, DeconvolutionForwardDesc
+from ._elementwise import EltwiseForwardDesc, PReLUForwardDesc, SoftmaxForwardDesc
+from ._normalizations import BatchNormalizationForwardDesc, GroupNormalizationForwardDesc, LayerNormalizationForwardDesc
+from ._products import InnerProductForwardDesc, MatmulDesc
+from ._spatial import LRNForwardDesc, PoolingForwardDesc, ResamplingForwardDesc, ShuffleForwardDesc
 
-__all__: list[str] = []
-__all__ += _primitives.__all__  # a form type checkers follow
+__all__ = [
+    "MatmulDesc",
+    "InnerProductForwardDesc",
+    "ConvolutionForwardDesc",
+    "DeconvolutionForwardDesc",
+    "EltwiseForwardDesc",
+    "SoftmaxForwardDesc",
+    "PReLUForwardDesc",
+    "PoolingForwardDesc",
+    "ResamplingForwardDesc",
+    "LRNForwardDesc",
+    "ShuffleForwardDesc",
+    "BatchNormalizationForwardDesc",
+    "LayerNormalizationForwardDesc",
+    "GroupNormalizationForwardDesc",
+    "BinaryDesc",
+    "ReductionDesc",
+    "ConcatDesc",
+    "SumDesc",
+]
 
 
 def __dir__() -> list[str]:

@@ -1,0 +1,156 @@
+"""Convolution and deconvolution."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from .._attr import PrimitiveAttr
+from .._engine import Engine
+from .._enums import AlgKind, PropKind
+from .._library import status_error, version
+from .._memory_desc import MemoryDesc
+from .._primitive import PrimitiveDesc
+from ..errors import Status
+from ._kind import _INFERENCE, _algorithm, _dims, _Kind, _prop_kind, _spatial
+
+__all__ = ["ConvolutionForwardDesc", "DeconvolutionForwardDesc"]
+
+
+def _has_gaps(desc: MemoryDesc) -> bool:
+    """Whether ``desc`` is a plain layout whose elements leave gaps: the buffer it spans
+    (last element's offset + 1) holds more elements than the shape has."""
+    strides = desc.strides
+    if strides is None or 0 in desc.shape:
+        return False
+    span = 1 + sum((n - 1) * stride for n, stride in zip(desc.shape, strides, strict=True))
+    return span > math.prod(desc.shape)
+
+
+def _changes_dst_after_compute(pd: PrimitiveDesc, bias: object) -> bool:
+    """Whether the primitive applies a bias, post-ops, scales or zero points to its
+    computed dst (what makes oneDNN's "conv:any" deconvolution compute into a buffer
+    of its scratchpad first)."""
+    if bias is not None or getattr(pd, "_quantized", None):
+        return True
+    with pd.get_attr() as attr, attr.get_post_ops() as post_ops:
+        return len(post_ops) > 0
+
+
+
+class _ConvolutionLike(_Kind):
+    __slots__ = ()
+    _function = ""
+    _default_algorithm = AlgKind.CONVOLUTION_DIRECT
+    _family = "CONVOLUTION_"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        *,
+        bias_desc: MemoryDesc | None = None,
+        dilates: Sequence[int] | None = None,
+        algorithm: AlgKind | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        alg = _algorithm(self._default_algorithm if algorithm is None else algorithm, self._family, self._kind)
+        n = _spatial(src_desc, "src_desc")
+        c_strides = _dims(strides, "strides", n, minimum=1)
+        c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        self._create(
+            self._function, engine, attr,
+            [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False),
+             (bias_desc, "bias_desc", True), (dst_desc, "dst_desc", False)],
+            lambda e, src, weights, bias, dst, a: (
+                e, int(prop), int(alg), src, weights, bias, dst, c_strides, c_dilates, c_left, c_right, a
+            ),
+            {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
+        )
+        self._check_created(bias_desc)
+
+    def _check_created(self, bias_desc: object) -> None:
+        """Refuse a descriptor oneDNN made whose primitive would do harm."""
+
+
+class ConvolutionForwardDesc(_ConvolutionLike):
+    """``dnnl::convolution_forward::primitive_desc``: 1D, 2D or 3D convolution
+    (``dilates`` 0 means none, as in oneDNN; grouped weights have a leading
+    groups dimension).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); or ``algorithm``
+            is not a convolution one (``AlgKind.CONVOLUTION_*``).
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "convolution"
+    _function = "dnnl_convolution_forward_primitive_desc_create"
+
+
+class DeconvolutionForwardDesc(_ConvolutionLike):
+    """``dnnl::deconvolution_forward::primitive_desc``: transposed convolution.
+
+    oneDNN up to 3.13 (seen in 3.11 and 3.13) computes a deconvolution into a
+    dst with gaps between its elements (a plain strided layout that is not
+    dense) with its "conv:any" implementation; with a bias, post-ops, scales
+    or zero points, that one computes dst into a scratchpad buffer sized for a
+    dense dst, through dst's strides: it writes past its scratchpad. The
+    descriptor then raises ``UnimplementedError`` (oneDNN offers no other
+    implementation there): compute into a dense dst and reorder the result
+    into the buffer with gaps.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); or ``algorithm``
+            is not a deconvolution one (``AlgKind.DECONVOLUTION_*``).
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no (correct) implementation for these data types,
+            layouts or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "deconvolution"
+    _function = "dnnl_deconvolution_forward_primitive_desc_create"
+    _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
+    _family = "DECONVOLUTION_"
+
+    def _check_created(self, bias_desc: object) -> None:
+        """Never the "conv:any" implementation over its scratchpad's end (see above)."""
+        if not self.impl_info.startswith("conv:any+"):
+            return
+        found = version()
+        if (found.major, found.minor) > (3, 13) or not _changes_dst_after_compute(self, bias_desc):
+            return
+        dst = self.dst_desc()
+        if dst is None:
+            return
+        with dst:
+            if not _has_gaps(dst):
+                return
+            shown = repr(dst)
+        impl = self.impl_info
+        self.close()
+        raise status_error(
+            Status.UNIMPLEMENTED, self._function,
+            f"dst_desc: {shown} leaves gaps between its elements, and the implementation oneDNN "
+            f"{found.number} has for it ({impl}) writes past the end of its scratchpad with a bias, "
+            "post-ops, scales or zero points (it computes such a dst into a scratchpad buffer sized "
+            "for a dense one); give a dense dst_desc (a plain tag such as 'abc', or 'any') and "
+            "reorder the result into the strided buffer (dnnl_interop.reorder)",
+        )

@@ -1,0 +1,187 @@
+"""What every primitive kind shares: one creator that makes the C descriptor through
+oneDNN, explains a refusal, and adopts the result; and the checks of the arguments kinds share.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .._attr import PrimitiveAttr
+from .._engine import Engine, engine_in_words
+from .._enums import AlgKind, PropKind
+from .._ffi import ffi, lib
+from .._library import status_error
+from .._memory_desc import MemoryDesc
+from .._owned import using
+from .._primitive import PrimitiveDesc, _exec_args, _set_args, log_creation
+from .._refusals import explain
+from .._validate import count_argument, enum_argument
+from ..errors import DnnlError, MissingFunctionError, Status, make_error
+
+if TYPE_CHECKING:
+    from .._ffi import CData
+
+
+logger = logging.getLogger("dnnl_interop")
+
+_INFERENCE = PropKind.FORWARD_INFERENCE
+_FORWARD_KINDS = (PropKind.FORWARD_INFERENCE, PropKind.FORWARD_TRAINING)
+# A descriptor argument: (the object given, its name, whether None is allowed).
+_Desc = tuple[object, str, bool]
+
+
+def _prop_kind(value: object) -> PropKind:
+    kind = enum_argument(value, PropKind, "prop_kind")
+    if kind not in _FORWARD_KINDS:
+        raise ValueError(f"prop_kind: {kind.name} is not a forward propagation (FORWARD_INFERENCE or FORWARD_TRAINING)")
+    return kind
+
+
+def _c_int(value: object, what: str) -> int:
+    """A non-negative int that fits the C ``int`` oneDNN takes (an axis, a dimension)."""
+    value = count_argument(value, what)
+    if value >= 2**31:
+        raise ValueError(f"{what}: {value} does not fit a C int")
+    return value
+
+
+def _algorithm(value: object, family: str, kind: str) -> AlgKind:
+    """``value`` as an AlgKind of the primitive's ``family`` (the prefix of its members' names):
+    oneDNN refuses another primitive's with a bare INVALID_ARGUMENTS that names nothing."""
+    alg = enum_argument(value, AlgKind, "algorithm")
+    if not alg.name.startswith(family):
+        raise ValueError(f"algorithm: {alg.name} is not a {kind} algorithm (AlgKind.{family}*)")
+    return alg
+
+
+def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
+    """``values`` as a ``dnnl_dims_t`` of ``count`` ints, each ``minimum`` or more."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{what}: expected a sequence of {count} ints, got {type(values).__name__}")
+    if len(values) != count:
+        raise ValueError(f"{what}: {len(values)} values for {count} spatial dimensions")
+    found = []
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{what}[{i}]: expected an int, got {type(value).__name__}")
+        if not minimum <= value < 2**62:
+            raise ValueError(f"{what}[{i}]: {value} is not from {minimum} to 2**62 - 1")
+        found.append(value)
+    return ffi.new("dnnl_dims_t", found)
+
+
+def _spatial(desc: object, what: str) -> int:
+    """How many spatial dimensions a (batch, channels, spatial...) descriptor has."""
+    if not isinstance(desc, MemoryDesc):
+        raise TypeError(f"{what}: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if desc.ndim < 3:
+        raise ValueError(f"{what}: {desc!r} has no spatial dimension (batch, channels, then 1 to 3 spatial ones)")
+    return desc.ndim - 2
+
+
+def _descs_list(descs: object, what: str) -> list[MemoryDesc]:
+    if isinstance(descs, MemoryDesc) or not isinstance(descs, Sequence) or not descs:
+        raise TypeError(f"{what}: expected a non-empty sequence of dnnl_interop.MemoryDesc, got {type(descs).__name__}")
+    for i, desc in enumerate(descs):
+        if not isinstance(desc, MemoryDesc):
+            raise TypeError(f"{what}[{i}]: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    return list(descs)
+
+
+# The C++ class of each kind, for messages.
+_CPP_NAMES = {
+    "inner product": "inner_product_forward", "convolution": "convolution_forward",
+    "deconvolution": "deconvolution_forward", "eltwise": "eltwise_forward", "softmax": "softmax_forward",
+    "pooling": "pooling_forward", "batch normalization": "batch_normalization_forward",
+    "layer normalization": "layer_normalization_forward", "group normalization": "group_normalization_forward",
+    "resampling": "resampling_forward", "prelu": "prelu_forward", "shuffle": "shuffle_forward",
+    "lrn": "lrn_forward",
+}
+
+
+class _Kind(PrimitiveDesc):
+    """What the kinds share: making the C descriptor and reading back what oneDNN chose."""
+
+    __slots__ = ()
+    _kind = ""  # the primitive's name in messages
+
+    def __new__(cls, *args: object, **kwargs: object) -> _Kind:
+        # Before __init__ binds the arguments: a kind called without its engine
+        # would otherwise be told of a missing last argument instead.
+        if args and not isinstance(args[0], Engine) and "engine" not in kwargs:
+            raise TypeError(
+                f"engine: expected a dnnl_interop.Engine as the first argument of {cls.__name__}, got "
+                f"{type(args[0]).__name__}; the engine comes first, as in C++ "
+                f"dnnl::{_CPP_NAMES.get(cls._kind, cls._kind)}::primitive_desc(engine, ...): "
+                f"{cls.__name__}(engine, ...)"
+            )
+        return super().__new__(cls)
+
+    def _create(
+        self,
+        function: str,
+        engine: Engine,
+        attr: PrimitiveAttr | None,
+        descs: Sequence[_Desc],
+        arguments: Callable[..., tuple[object, ...]],
+        params: Mapping[str, object] | None = None,
+    ) -> None:
+        """``lib.<function>(out, *arguments(c_engine, *c_descs, c_attr))``, then adopt the result.
+
+        ``descs``: the memory descriptors, in the order ``arguments`` takes them
+        (None passes NULL where allowed). ``params``: the other arguments by
+        name, which explain a refusal (``_refusals``).
+        """
+        self._refuse_reinit()
+        if attr is not None and not isinstance(attr, PrimitiveAttr):
+            raise TypeError(f"attr: expected a dnnl_interop.PrimitiveAttr or None, got {type(attr).__name__}")
+        for desc, what, optional in descs:
+            if desc is None and optional:
+                continue
+            if not isinstance(desc, MemoryDesc):
+                raise TypeError(f"{what}: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        specs: list[tuple[object, type, str]] = [(engine, Engine, "engine")]
+        specs += [(desc, MemoryDesc, what) for desc, what, _ in descs if desc is not None]
+        if attr is not None:
+            specs.append((attr, PrimitiveAttr, "attr"))
+        out = self._new_out()
+        with using(*specs) as handles:
+            handles = handles if isinstance(handles, tuple) else (handles,)
+            found = iter(handles[1:])
+            c_descs = [ffi.NULL if desc is None else next(found) for desc, _, _ in descs]
+            c_attr = next(found) if attr is not None else ffi.NULL
+            started = time.perf_counter()
+            status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
+            if status:
+                raise self._refused(status, function, engine, descs, params or {})
+            quantized = dict(getattr(attr, "_quantized", {}))
+            try:
+                sizes, layouts = _exec_args(out[0], quantized)
+            except BaseException:
+                lib.dnnl_primitive_desc_destroy(out[0])
+                raise
+            self._adopt(out[0], keep=(engine,))
+            _set_args(self, sizes, layouts)
+            self._quantized = quantized
+        log_creation(self, "primitive descriptor", started)
+
+    def _refused(
+        self, status: int, function: str, engine: Engine, descs: Sequence[_Desc], params: Mapping[str, object]
+    ) -> Exception:
+        """The error for oneDNN's refusal: with the reason when a check of ``_refusals``
+        finds one (run here only, after the refusal: nothing on a creation that succeeds)."""
+        error = status_error(status, function)
+        if status not in (Status.UNIMPLEMENTED, Status.INVALID_ARGUMENTS) or not isinstance(error, DnnlError) \
+                or isinstance(error, MissingFunctionError):
+            return error
+        given = ", ".join(f"{what}={desc!r}" for desc, what, _ in descs if desc is not None)
+        how = "has no implementation of" if status == Status.UNIMPLEMENTED else "refused"
+        where = f"oneDNN {how} this {self._kind} on {engine_in_words(engine)}"
+        named = {what: desc for desc, what, _ in descs if isinstance(desc, MemoryDesc)}
+        reason = explain(self._kind, status, engine.kind, named, params)
+        if reason is None:
+            return make_error(status, function, f"{where}: {given}")
+        return make_error(status, function, f"{where}: {reason} (given {given})", reason)

@@ -1,0 +1,179 @@
+"""Kinds that move or pool over spatial positions and channels: pooling, resampling, LRN, shuffle."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._attr import PrimitiveAttr, _float
+from .._engine import Engine
+from .._enums import AlgKind, PropKind
+from .._ffi import ffi
+from .._memory_desc import MemoryDesc
+from .._validate import count_argument
+from ._kind import _INFERENCE, _algorithm, _c_int, _dims, _Kind, _prop_kind, _spatial
+
+__all__ = ["PoolingForwardDesc", "ResamplingForwardDesc", "LRNForwardDesc", "ShuffleForwardDesc"]
+
+
+class PoolingForwardDesc(_Kind):
+    """``dnnl::pooling_forward::primitive_desc``: max or average pooling
+    (``AlgKind.POOLING_MAX``, ``POOLING_AVG_INCLUDE_PADDING``, ``POOLING_AVG_EXCLUDE_PADDING``).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: a dims argument has another length than the spatial dimensions, or a
+            negative value, or ``algorithm`` is not a pooling one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "pooling"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        kernel: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        *,
+        dilation: Sequence[int] | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "POOLING_", "pooling")
+        n = _spatial(src_desc, "src_desc")
+        c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
+        c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        self._create(
+            "dnnl_pooling_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, c_strides, c_kernel, c_dilation,
+                                    c_left, c_right, a),
+            {"algorithm": alg, "strides": strides, "kernel": kernel, "padding_l": padding_l, "padding_r": padding_r,
+             "dilation": dilation},
+        )
+
+
+
+class ResamplingForwardDesc(_Kind):
+    """``dnnl::resampling_forward::primitive_desc``: nearest or linear resampling
+    of the spatial dimensions; ``factors`` (one per spatial dimension) or, if
+    None, the shapes of src and dst say by how much.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``factors`` has another length than the spatial dimensions, or ``algorithm`` is
+            not a resampling one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "resampling"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        *,
+        factors: Sequence[float] | None = None,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "RESAMPLING_", "resampling")
+        c_factors = ffi.NULL
+        if factors is not None:
+            n = _spatial(src_desc, "src_desc")
+            if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or len(factors) != n:
+                raise ValueError(f"factors: expected {n} numbers, one per spatial dimension, got {factors!r}")
+            c_factors = ffi.new("float[]", [_float(f, f"factors[{i}]") for i, f in enumerate(factors)])
+        self._create(
+            "dnnl_resampling_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), c_factors, src, dst, a),
+        )
+
+
+
+class LRNForwardDesc(_Kind):
+    """``dnnl::lrn_forward::primitive_desc``: local response normalization
+    (``AlgKind.LRN_ACROSS_CHANNELS`` or ``LRN_WITHIN_CHANNEL``).
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``local_size`` is negative, or ``algorithm`` is not an LRN one.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "lrn"
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        local_size: int,
+        alpha: float,
+        beta: float,
+        k: float = 1.0,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "LRN_", "lrn")
+        size = count_argument(local_size, "local_size")
+        alpha_, beta_, k_ = _float(alpha, "alpha"), _float(beta, "beta"), _float(k, "k")
+        self._create(
+            "dnnl_lrn_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, size, alpha_, beta_, k_, a),
+        )
+
+class ShuffleForwardDesc(_Kind):
+    """``dnnl::shuffle_forward::primitive_desc``: channel shuffle along ``axis`` in
+    groups of ``group_size``.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ValueError: ``axis`` or ``group_size`` is negative (``axis`` past a C int).
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the axis not a multiple of the group).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "shuffle"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        dst_desc: MemoryDesc,
+        axis: int,
+        group_size: int,
+        *,
+        prop_kind: PropKind = _INFERENCE,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        prop = _prop_kind(prop_kind)
+        axis_, group = _c_int(axis, "axis"), count_argument(group_size, "group_size")
+        self._create(
+            "dnnl_shuffle_forward_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
+            lambda e, src, dst, a: (e, int(prop), src, dst, axis_, group, a),
+            {"axis": axis_, "group_size": group},
+        )

@@ -253,15 +253,17 @@ _execute_and_wait = lib.dnnl_interop_execute_and_wait
 
 def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:
     """oneDNN primitive descriptors and primitives do not retain their engine
-    (making a primitive, next_impl, the cache blob id use it): ``obj`` is a
-    user of each engine it keeps, whose handle a close then destroys only once
+    (making a primitive, next_impl, the cache blob id use it), nor a backward
+    descriptor the forward one it was made with (its ``hint_fwd_pd``, which
+    oneDNN reads again when a primitive is made): ``obj`` is a user of each
+    engine and hint it keeps, whose handle a close then destroys only once
     ``obj``'s is (see ``_owned``)."""
     holds: list[tuple[Owned, object]] = []
-    for engine in keep:
-        if isinstance(engine, Engine) and all(engine is not held for held, _ in holds):
-            key = ("engine user", id(obj))
-            engine._use(key)
-            holds.append((engine, key))
+    for held in keep:
+        if isinstance(held, (Engine, PrimitiveDesc)) and all(held is not other for other, _ in holds):
+            key = ("held by", id(obj))
+            held._use(key)
+            holds.append((held, key))
     return tuple(holds)
 
 
@@ -630,6 +632,45 @@ class PrimitiveDesc(Owned):
             ClosedObjectError: ``desc`` is closed.
         """
         return self.query_md(Query.DST_MD, index)
+
+    def diff_src_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The gradient of source ``index`` (``pd.diff_src_desc()`` in C++) of a backward
+        primitive: oneDNN's choice for "any".
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.DIFF_SRC_MD, index)
+
+    def diff_weights_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The gradient of weights ``index`` (1: of the bias) of a backward primitive.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.DIFF_WEIGHTS_MD, index)
+
+    def diff_bias_desc(self) -> MemoryDesc | None:
+        """The gradient of the bias (``diff_weights_desc(1)``), None without one.
+
+        Raises:
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.DIFF_WEIGHTS_MD, 1)
+
+    def diff_dst_desc(self, index: int = 0) -> MemoryDesc | None:
+        """The gradient of destination ``index`` a backward primitive reads.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            ValueError: ``index`` is negative.
+            ClosedObjectError: ``desc`` is closed.
+        """
+        return self.query_md(Query.DIFF_DST_MD, index)
 
     def workspace_desc(self) -> MemoryDesc | None:
         """The workspace descriptor (forward training of pooling, LRN), None without one.

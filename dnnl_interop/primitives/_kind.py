@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .._attr import PrimitiveAttr
 from .._engine import Engine, engine_in_words
-from .._enums import AlgKind, PropKind
+from .._enums import AlgKind, PropKind, Query
 from .._ffi import ffi, lib
 from .._library import status_error
 from .._memory_desc import MemoryDesc
@@ -128,12 +128,16 @@ class _Kind(PrimitiveDesc):
         descs: Sequence[_Desc],
         arguments: Callable[..., tuple[object, ...]],
         params: Mapping[str, object] | None = None,
+        hint: PrimitiveDesc | None = None,
     ) -> None:
         """``lib.<function>(out, *arguments(c_engine, *c_descs, c_attr))``, then adopt the result.
 
         ``descs``: the memory descriptors, in the order ``arguments`` takes them
         (None passes NULL where allowed). ``params``: the other arguments by
-        name, which explain a refusal (``_refusals``).
+        name, which explain a refusal (``_refusals``). ``hint``: a backward
+        kind's forward descriptor, checked by ``_Backward._checked_hint``;
+        ``arguments`` then takes it before the attributes, as oneDNN's
+        backward creators do, and the descriptor keeps it.
         """
         self._refuse_reinit()
         if attr is not None and not isinstance(attr, PrimitiveAttr):
@@ -145,6 +149,8 @@ class _Kind(PrimitiveDesc):
                 raise TypeError(f"{what}: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
         specs: list[tuple[object, type, str]] = [(engine, Engine, "engine")]
         specs += [(desc, MemoryDesc, what) for desc, what, _ in descs if desc is not None]
+        if hint is not None:
+            specs.append((hint, PrimitiveDesc, "hint_fwd_pd"))
         if attr is not None:
             specs.append((attr, PrimitiveAttr, "attr"))
         out = self._new_out()
@@ -152,9 +158,10 @@ class _Kind(PrimitiveDesc):
             handles = handles if isinstance(handles, tuple) else (handles,)
             found = iter(handles[1:])
             c_descs = [ffi.NULL if desc is None else next(found) for desc, _, _ in descs]
+            c_hint = () if hint is None else (next(found),)
             c_attr = next(found) if attr is not None else ffi.NULL
             started = time.perf_counter()
-            status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, c_attr))
+            status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, *c_hint, c_attr))
             if status:
                 raise self._refused(status, function, engine, descs, params or {})
             quantized = dict(getattr(attr, "_quantized", {}))
@@ -163,7 +170,7 @@ class _Kind(PrimitiveDesc):
             except BaseException:
                 lib.dnnl_primitive_desc_destroy(out[0])
                 raise
-            self._adopt(out[0], keep=(engine,))
+            self._adopt(out[0], keep=(engine,) if hint is None else (engine, hint))
             _set_args(self, sizes, layouts)
             self._quantized = quantized
         log_creation(self, "primitive descriptor", started)
@@ -185,3 +192,55 @@ class _Kind(PrimitiveDesc):
         if reason is None:
             return make_error(status, function, f"{where}: {given}")
         return make_error(status, function, f"{where}: {reason} (given {given})", reason)
+
+
+class _Backward(_Kind):
+    """What the backward kinds share: the forward primitive descriptor they are made
+    with (``hint_fwd_pd``, as in C++), checked before oneDNN sees it and kept alive
+    by the descriptor and its primitives (oneDNN reads it again when a primitive
+    is made)."""
+
+    __slots__ = ()
+    _forward: type[PrimitiveDesc] = PrimitiveDesc  # the kind whose descriptor is the hint
+
+    def _checked_hint(self, hint_fwd_pd: object, engine: Engine) -> PrimitiveDesc:
+        """``hint_fwd_pd`` if it can guide this backward kind: the forward kind's
+        descriptor, made for training, on ``engine``; an exception that says why not."""
+        forward = self._forward
+        cpp = _CPP_NAMES.get(self._kind, self._kind)
+        if not isinstance(hint_fwd_pd, forward):
+            raise TypeError(
+                f"hint_fwd_pd: expected a dnnl_interop.{forward.__name__} (the forward primitive descriptor of "
+                f"this {self._kind}, as dnnl::{cpp}::primitive_desc takes), got {type(hint_fwd_pd).__name__}"
+            )
+        if hint_fwd_pd.closed:
+            raise hint_fwd_pd._closed_error("hint_fwd_pd")
+        if not isinstance(engine, Engine):
+            return hint_fwd_pd  # _create names the engine's type
+        prop = hint_fwd_pd.query_s32(Query.PROP_KIND)
+        if prop != PropKind.FORWARD_TRAINING:
+            shown = PropKind(prop).name if prop in PropKind._value2member_map_ else str(prop)
+            raise ValueError(
+                f"hint_fwd_pd: the forward {self._kind} was made for PropKind.{shown}; a backward pass needs "
+                "the forward descriptor of training, whose implementation keeps what the backward one reads "
+                f"(statistics, a workspace): make it with prop_kind=PropKind.FORWARD_TRAINING"
+            )
+        if not _same_engine(hint_fwd_pd, engine):
+            held = hint_fwd_pd.engine
+            where = "another engine" if held is None else engine_in_words(held)
+            raise ValueError(
+                f"hint_fwd_pd: the forward {self._kind} was made on {where}, not on this descriptor's engine "
+                f"({engine_in_words(engine)}); make the forward and backward descriptors on one engine"
+            )
+        return hint_fwd_pd
+
+
+def _same_engine(desc: PrimitiveDesc, engine: Engine) -> bool:
+    """Whether ``desc`` was made on ``engine`` (compared by handle for an adopted descriptor)."""
+    held = desc.engine
+    if held is not None:
+        return held is engine
+    out = ffi.new("dnnl_engine_t *")
+    with using((desc, PrimitiveDesc, "hint_fwd_pd"), (engine, Engine, "engine")) as (pd, c_engine):
+        status = lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, out)
+        return status == 0 and out[0] == c_engine

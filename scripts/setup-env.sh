@@ -26,6 +26,10 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 # tests/test_packaging.py checks the wheel itself.
 "${pip[@]}" --editable ".[onednn,test]"
 "$venv/bin/python" -m pip check
+# Bytecode for this checkout's modules, which an editable install leaves
+# uncompiled (pip compiles what it installs): where PYTHONDONTWRITEBYTECODE is
+# set, every process the tests start would compile them again.
+"$venv/bin/python" -m compileall -q dnnl_interop tests benchmarks > /dev/null
 
 # The Intel CPU OpenCL runtime ships an ICD file naming a placeholder path.
 # Register the installed library in a vendors directory of our own; pyopencl

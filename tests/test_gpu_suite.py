@@ -51,8 +51,12 @@ def test_every_way_of_naming_the_tests_collects_tests_gpu_with_the_rest():
     gpu_modules = {path.relative_to(ROOT).as_posix() for path in GPU_DIR.glob("test_*.py")}
     assert {line.split("::")[0] for line in everything if line.startswith("tests/gpu/")} == gpu_modules
     assert [line for line in everything if line.startswith("tests/test_")]
-    assert _collected("tests", "tests/gpu") == everything
-    one = "tests/gpu/test_gpu_engine.py"
+    # tests/gpu named beside a module of tests/ and inside a directory named too
+    # (as "tests tests/gpu" would, without collecting the whole suite twice more):
+    # each test once.
+    one, main = "tests/gpu/test_gpu_engine.py", "tests/test_core.py"
+    named = [line for line in everything if line.startswith(("tests/gpu/", f"{main}::"))]
+    assert sorted(_collected(main, "tests/gpu", one)) == sorted(named)
     assert _collected(one) == [line for line in everything if line.startswith(f"{one}::")]
 
 

@@ -44,6 +44,17 @@ settings.register_profile("ci", max_examples=20, **_shared)
 settings.register_profile("soak", max_examples=5000, **_shared)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
+# Modules whose work is long and serial (a module fixture builds the wheel or
+# the documentation site, or runs the crash matrix): collected first, so that
+# under `pytest -n 2 --dist loadfile` (files handed out in collection order)
+# no worker is left alone with one of them at the end of the run.
+LONG_MODULES = ("test_packaging.py", "test_crash_matrix.py", "test_docs_site.py", "test_gpu_suite.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: place for place, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each module keeps its order
+
 
 @pytest.fixture(scope="session")
 def standin_library(tmp_path_factory) -> Path:

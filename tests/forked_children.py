@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 
 import numpy
@@ -169,6 +170,23 @@ def main() -> None:
             bound, primitive, src, dst, stream, engine),
     })
     in_forked_child({"after work: exit": lambda: None})
+
+    # Another thread executing and waiting in a loop at the fork (in the child, the parent's
+    # work may be in flight on the stream, and its lock held by a thread that is not there).
+    looping, stop = threading.Event(), threading.Event()
+
+    def execute_and_wait_in_a_loop():
+        while not stop.is_set():
+            bound.execute(wait=True)
+            looping.set()
+
+    thread = threading.Thread(target=execute_and_wait_in_a_loop)
+    thread.start()
+    looping.wait()
+    in_forked_child({"a thread executing at the fork: wait, then close": lambda: (
+        report_of(stream.wait).get("raised"), close_everything(stream))})
+    stop.set()
+    thread.join()
 
     # Work in flight (submitted, not waited for).
     big_a, big_out, big_src, big_dst, big_primitive = reorder_objects(engine, n=2048)

@@ -32,8 +32,6 @@ import pytest
 
 from conftest import ROOT
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads (Python 3.12+)
-
 SCRIPT = ROOT / "tests" / "forked_children.py"
 EXIT_CODE = 3  # forked_children.EXIT_CODE
 
@@ -136,6 +134,15 @@ def test_the_child_exits_with_its_own_status_without_hanging(children):
 
 
 # --- work in flight at the fork ---------------------------------------------------------
+
+
+def test_a_thread_executing_at_the_fork_leaves_the_child_a_stream_it_can_close(children):
+    # The wait is refused if the parent's work was in flight (or the thread held the stream),
+    # and returns if not: it never hangs.
+    report = children["a thread executing at the fork: wait, then close"]
+    assert report["exit"] == EXIT_CODE, report
+    refusal, closed = report["returned"]
+    assert refusal in ("ForkedProcessError", None) and closed == "closed", report
 
 
 def test_a_wait_for_the_parents_work_in_flight_is_refused(children):

@@ -24,7 +24,9 @@ atomics (release on bind, acquire on call).
 Functions of the shape ``dnnl_status_t f(..., size_t *size, uint8_t *buffer)``
 also get ``dnnl_interop_sized_<f>``, the whole size-query-then-fill protocol
 in one C call (see ``dnnl_interop/_sized.py``). ``dnnl_interop_execute_and_wait``
-makes an execute and its stream's wait one C call (a bound execute's loop).
+makes an execute and its stream's wait one C call (a bound execute's loop);
+``dnnl_interop_skip_exit_handlers`` ends a process forked after CPU work
+without the exit handlers that would hang it (see ``EXIT_CDEF``).
 ``DLPACK_SOURCE`` holds the C side of DLPack capsules (``dnnl_interop/_dlpack.py``).
 """
 
@@ -531,6 +533,37 @@ static int dnnl_interop_execute_and_wait(dnnl_interop_execute_fn execute, dnnl_i
 """
 
 
+# A process forked after oneDNN's CPU runtime started its threads hangs in exit():
+# the runtime's own exit-time destructors wait for threads the child does not have
+# (``_stream``'s at-fork hook). Registered in such a child, this handler runs before
+# every exit handler registered earlier (the libraries' destructors among them),
+# once Python has finalized: it flushes C stdio and ends the process with exit()'s
+# status, as multiprocessing's fork children end with os._exit.
+EXIT_CDEF = """
+/* 1 if the handler is registered (glibc's on_exit), 0 if it cannot be. */
+int dnnl_interop_skip_exit_handlers(void);
+"""
+
+EXIT_SOURCE = r"""
+/* ---- ending a forked child without the exit handlers (see EXIT_CDEF) ------- */
+#include <stdio.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+static void dnnl_interop_exit_now(int status, void *unused) {
+    (void)unused;
+    fflush(NULL);
+    _exit(status);
+}
+#endif
+static int dnnl_interop_skip_exit_handlers(void) {
+#ifdef __GLIBC__
+    return on_exit(dnnl_interop_exit_now, NULL) == 0;
+#else
+    return 0;
+#endif
+}
+"""
+
 # DLPack (https://github.com/dmlc/dlpack, Apache-2.0): the structs of dlpack.h
 # v1.1 that the exchange needs, declared to cffi and to C alike. The enums of
 # the header (device types, type codes) are int32_t / uint8_t fields here, of
@@ -894,7 +927,7 @@ def make_cdef(decls: Declarations, private: bool = True) -> str:
     lines += [f"{f.signature};" for f in decls.functions]
     lines.append(BINDING_CDEF)
     if private:
-        lines += [SIZED_RECORD, SIZED_CDEF, EXECUTE_CDEF, DLPACK_TYPES, DLPACK_CDEF]
+        lines += [SIZED_RECORD, SIZED_CDEF, EXECUTE_CDEF, EXIT_CDEF, DLPACK_TYPES, DLPACK_CDEF]
         lines += [_sized_cdef(f) for f in decls.functions if is_sized(f)]
     return "\n".join(lines) + "\n"
 
@@ -1007,6 +1040,7 @@ def make_source(decls: Declarations) -> str:
         SIZED_RECORD,
         SIZED_SOURCE,
         EXECUTE_SOURCE,
+        EXIT_SOURCE,
         DLPACK_TYPES,
         DLPACK_SOURCE,
     ]
@@ -1117,7 +1151,7 @@ def make_stub(decls: Declarations, ffi: FFI | None = None) -> str:
     of the cdef says what each C type is.
     """
     ffi = ffi if ffi is not None else _builder(decls, private=True)
-    extra = BINDING_CDEF + SIZED_CDEF + EXECUTE_CDEF + DLPACK_CDEF
+    extra = BINDING_CDEF + SIZED_CDEF + EXECUTE_CDEF + EXIT_CDEF + DLPACK_CDEF
     extra_functions, extra_macros, callbacks = _extra_declarations(extra)
     functions = [*decls.functions, *extra_functions, *(sized_function(f) for f in decls.functions if is_sized(f))]
     int_names = [*decls.int_constants, *extra_macros]

@@ -87,8 +87,8 @@ def submit(
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    if _stream.exiting:
-        raise RuntimeError("the interpreter is exiting: no new work is submitted")
+    if _stream.admission:  # at interpreter exit, or in a forked process
+        _stream.admission(stream, name)
     sid = id(stream)
     lock = stream._lock
     lock.acquire()
@@ -144,6 +144,8 @@ def submit(
                     _arg_index(index)
                 raise
             stream._last = (entries, c_args)
+            if stream._cpu and not _stream.cpu_work_submitted:  # every stream's first submission comes here
+                _stream.cpu_work_submitted = True
         if required:  # usually none; oneDNN would read these through NULL
             for index in required:
                 if args.get(index) is None:
@@ -465,6 +467,8 @@ class BoundExecution:
         Raises:
             ClosedObjectError: the binding, the primitive, the stream or a memory was closed since.
             ValueError: a memory has no buffer now (MEMORY_NONE).
+            ForkedProcessError: on a CPU engine, in a process forked after CPU work (see
+                ``Stream``'s at-fork hook).
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
@@ -476,7 +480,7 @@ class BoundExecution:
                 raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
             if wait:  # the loop users run: kept in this one function, with the least Python work
-                if c_stream is None or stream._pending or stream._events or stream._deps or _stream.exiting:
+                if c_stream is None or stream._pending or stream._events or stream._deps or _stream.admission:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
                 if _shared.changes != self._checked and not self._unchanged():
                     return self._unlocked(self._submit_then_wait)
@@ -497,7 +501,7 @@ class BoundExecution:
                     if in_flight:
                         self._register(stream)
                 return
-            if c_stream is None or stream._events or _stream.exiting:
+            if c_stream is None or stream._events or _stream.admission:
                 return self._submit_checked()
             sid, epoch = self._sid, stream._epoch
             for obj in self._objects:  # registered first, then read: see _owned

@@ -207,7 +207,7 @@ class Owned:
             raise self._closed_error()
         return handle
 
-    def _closed_error(self, what: str | None = None) -> ClosedObjectError:
+    def _closed_error(self, what: str | None = None) -> Exception:
         """The error for using the object once closed (``what``: the argument's name), with
         why it was closed when another object closed it (``_why_closed``: a stream's engine)."""
         message = f"this {type(self).__name__} is closed"

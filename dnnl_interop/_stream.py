@@ -44,12 +44,23 @@ never interleave; the C wait itself runs without it, except in a bound
 execute with its wait (``_execution.BoundExecution``), which holds the lock
 throughout and so registers nothing as in flight. Submitting is
 ``_execution``'s job.
+
+oneDNN's CPU runtime runs work on worker threads it starts at the first
+execution, and a forked process has none of them: there, CPU work would
+never run and its wait would never return. So once a stream on a CPU engine
+has had a submission (``cpu_work_submitted``), a process forked from this one
+refuses CPU submissions (``admission``, the test every submission makes
+anyway), abandons the parent's CPU work in flight (its streams' waits are
+refused, the handles never touched again) and ends without the exit handlers
+of oneDNN's runtime, which wait for the missing threads too. Nothing else
+changes there: objects are made, mapped and closed as in any process.
 """
 
 from __future__ import annotations
 
 import atexit
 import math
+import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -59,7 +70,7 @@ from ._ffi import ffi, lib
 from ._library import check
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._validate import bool_argument
-from .errors import ClosedObjectError
+from .errors import ClosedObjectError, ForkedProcessError
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -70,7 +81,13 @@ _STREAM_TYPE = ffi.typeof("dnnl_stream_t")
 _stream_wait = lib.dnnl_stream_wait
 _call_keys = Owned._shared.call_keys
 _deferred = Owned._shared.deferred
-exiting = False  # set at interpreter exit: threads still running submit nothing new
+# Checked by every submission (one test on its hot path, see _execution.submit): None, or
+# the function that decides whether work may be submitted to a stream, and raises if
+# not (set at interpreter exit, and in a process forked after CPU work: see _after_fork_in_child).
+admission: Callable[[Stream, str], None] | None = None
+# Set by the first submission to a stream on a CPU engine (_execution.submit): from then on
+# oneDNN's CPU runtime has worker threads, which a forked child does not have.
+cpu_work_submitted = False
 # The last entry of _events on a stream that tracked work on an out-of-order queue:
 # never done, it sends every submission through _let_go_finished, which counts them.
 _WATCHING: tuple[float, Callable[[], bool]] = (math.inf, lambda: False)
@@ -78,6 +95,29 @@ _ENGINE_CLOSED = (
     "its Engine was closed, which closes the engine's streams (and waits for their work); "
     "make the stream on an open Engine"
 )
+_SPAWN = (
+    'start processes with multiprocessing.get_context("spawn") (or "forkserver"), or call '
+    'multiprocessing.set_start_method("spawn") first thing in the main module'
+)
+_FORKED = (
+    "this process was forked from one that had run work on a CPU engine; oneDNN's CPU runtime "
+    "runs work on worker threads that a forked process does not have, so CPU work submitted here "
+    f"would never run and its wait would never return: {_SPAWN}"
+)
+_FORKED_IN_FLIGHT = (
+    "this process was forked while work on this stream (a CPU engine's) was in flight; that work "
+    "never finishes in this process, and the stream is unusable here (a wait would never return): "
+    f"{_SPAWN}"
+)
+
+
+def _refuse_at_exit(stream: Stream, function: str) -> None:
+    raise RuntimeError("the interpreter is exiting: no new work is submitted")
+
+
+def _refuse_cpu_work(stream: Stream, function: str) -> None:
+    if getattr(stream, "_cpu", False):  # unset only on a Stream whose creation failed
+        raise ForkedProcessError(function, _FORKED)
 
 
 class Stream(Owned):
@@ -100,8 +140,11 @@ class Stream(Owned):
     # _opened: the latest open epoch (-1: none); _seen: the submissions counted at it.
     # _last: (entries, c_args) of the latest submission. oneDNN reads the
     # argument array during the call only, so equal arguments reuse it.
-    # _why_closed: set when the stream closes because its engine did (see _owned._closed_error).
-    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_opened", "_seen", "_last", "_why_closed")
+    # _why_closed: set when the stream closes because its engine did (see _owned._closed_error),
+    # or is _FORKED_IN_FLIGHT (see _abandon_after_fork).
+    # _cpu: whether the stream's engine is a CPU engine (see _after_fork_in_child).
+    __slots__ = ("_pending", "_deps", "_epoch", "_lock", "_events", "_opened", "_seen", "_last", "_why_closed",
+                 "_cpu")
     _pending: dict[int, Owned]
     _deps: list[tuple[int, object]]
     _epoch: int
@@ -110,9 +153,10 @@ class Stream(Owned):
     _opened: int
     _seen: int
     _last: tuple[list[tuple[int, CData | None]] | None, CData | None]
+    _cpu: bool
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
-        self._last = (None, None)
+        self._last = (None, None)  # the first submission builds its argument array (see _execution.submit)
         self._pending = {}
         self._deps = []
         self._epoch = 0
@@ -123,6 +167,7 @@ class Stream(Owned):
         engine: Engine = keep[0]
         with self._shared.lock:  # with the engine's close: see _owned
             engine._add_stream(self)  # refused once the engine is closed
+            self._cpu = _on_cpu(engine)  # under the lock, the open engine keeps its handle
             super()._adopt(handle, keep)
             key = ("stream", id(self))
             engine._use(key)  # oneDNN streams do not retain their engine
@@ -151,6 +196,8 @@ class Stream(Owned):
 
         Raises:
             ClosedObjectError: ``stream`` is closed.
+            ForkedProcessError: the process was forked while work on this CPU stream was
+                in flight (that work never finishes here).
             DnnlError: oneDNN reports a failure of the work or of the wait.
         """
         # The loop users run is execute then wait: plain operations only here.
@@ -178,6 +225,28 @@ class Stream(Owned):
             self._let_go(epoch)
         finally:
             lock.release()
+
+    def _closed_error(self, what: str | None = None) -> Exception:
+        if getattr(self, "_why_closed", None) is _FORKED_IN_FLIGHT:
+            return ForkedProcessError("dnnl_stream_wait", _FORKED_IN_FLIGHT)
+        return super()._closed_error(what)
+
+    def _abandon_after_fork(self) -> None:
+        """In a forked child: the work in flight on this CPU stream was the parent's, and no
+        thread of this process runs it. What it used is let go (nothing here touches it), and
+        the handle is never used again: waiting for it, or destroying it, would never return.
+        So the stream, and the engine it holds, are left to the end of the process.
+
+        Calls no C function (it runs in the at-fork hook). An object closed before the
+        fork whose destroy waited for this work is left alone too.
+        """
+        self._lock = threading.Lock()  # a thread submitting at the fork held it: it does not exist here
+        self._why_closed = _FORKED_IN_FLIGHT
+        self._handle = None
+        sid = id(self)
+        for obj in self._pending.values():
+            obj._users.pop(sid, None)
+        self._pending, self._events, self._deps = {}, [], []
 
     def _track(self, is_done: Callable[[], bool]) -> None:
         """Stamp the submission just made apart: ``is_done()`` tells when all work stamped
@@ -348,11 +417,19 @@ class Stream(Owned):
         return engine
 
 
+def _on_cpu(engine: Engine) -> bool:
+    """Whether open ``engine`` is a CPU engine. Holds the shared lock."""
+    if engine._runtime != "native":
+        return False
+    kind = ffi.new("dnnl_engine_kind_t *")
+    return lib.dnnl_engine_get_kind(engine.handle, kind) == 0 and kind[0] == lib.dnnl_cpu
+
+
 def finish_all_streams() -> None:
     """At interpreter exit: refuse new work, then finish every stream's work,
     before anything it uses is finalized."""
-    global exiting
-    exiting = True
+    global admission
+    admission = _refuse_at_exit
     for ref in list(Owned._shared.streams.valuerefs()):
         stream = ref()
         if stream is not None:
@@ -366,3 +443,24 @@ def finish_all_streams() -> None:
 # anything it uses is finalized; a process must not exit while oneDNN writes
 # into its memory.
 atexit.register(finish_all_streams)
+
+
+def _after_fork_in_child() -> None:
+    """In a process just forked from one that had submitted CPU work (nothing to do otherwise):
+    refuse CPU work, abandon the parent's CPU work in flight, and end the process without
+    the exit handlers of oneDNN's runtime, which wait for threads this process does not have
+    (``lib.dnnl_interop_skip_exit_handlers``). Calls no oneDNN function."""
+    global admission
+    if not cpu_work_submitted or admission is _refuse_cpu_work:  # done in the parent, itself a child
+        return
+    if admission is None:
+        admission = _refuse_cpu_work
+    lib.dnnl_interop_skip_exit_handlers()
+    for stream in list(Owned._shared.streams.values()):
+        if isinstance(stream, Stream) and stream._handle is not None and stream._cpu and (
+            stream._pending or stream._events or stream._deps or stream._lock.locked()
+        ):
+            stream._abandon_after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

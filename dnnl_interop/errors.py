@@ -30,6 +30,7 @@ __all__ = [
     "InvalidDataTypeError",
     "UnknownStatusError",
     "MissingFunctionError",
+    "ForkedProcessError",
     "LibraryNotFoundError",
     "ClosedObjectError",
     "error_class",
@@ -162,6 +163,27 @@ class MissingFunctionError(UnimplementedError):
 
     def __reduce__(self) -> tuple[type[DnnlError], tuple[object, ...]]:
         return type(self), (self.function, self.library, self.version)
+
+
+class ForkedProcessError(DnnlRuntimeError):
+    """CPU work refused in a process forked from one that had run CPU work.
+
+    oneDNN's CPU runtime runs work on threads it starts at the first
+    execution; a forked child has none of them, so work submitted there
+    would never run and its wait would never return. ``function`` is the C
+    function that was not called (``dnnl_primitive_execute``,
+    ``dnnl_stream_wait``); the message says why and how to start processes
+    instead (``spawn`` or ``forkserver``).
+    """
+
+    def __init__(self, function: str, detail: str):
+        super().__init__(Status.RUNTIME_ERROR, function, detail, reason=detail)
+
+    def __str__(self) -> str:  # the status prefix says nothing useful here
+        return f"{self.function}: {self.detail}"
+
+    def __reduce__(self) -> tuple[type[DnnlError], tuple[object, ...]]:
+        return type(self), (self.function, self.detail)
 
 
 class LibraryNotFoundError(OSError):

@@ -153,6 +153,7 @@ _ELSEWHERE = {
                      "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
                      "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
                      "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc"), "primitives"),
+    "ReorderDesc": "primitives",
     **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
     "Version": "_library",
 }

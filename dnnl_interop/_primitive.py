@@ -5,6 +5,7 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
@@ -412,14 +413,29 @@ class _DescType(type):
     ``dnnl_interop.primitives``, shows each kind's constructor (the class's
     signature) and docstring instead of repeating every method of
     ``PrimitiveDesc`` (documented there once) for each: some 5,900 lines
-    for ``help(dnnl_interop.primitives)``, 600 with it. Everything else is
-    unchanged: attribute lookup, ``dir()`` of a descriptor (an instance),
-    ``isinstance``."""
+    for ``help(dnnl_interop.primitives)`` without it, 530 with it. Everything
+    else is unchanged: attribute lookup, ``dir()`` of a descriptor (an
+    instance), ``isinstance``."""
 
     def __dir__(cls) -> list[str]:
-        if not any(isinstance(base, _DescType) for base in cls.__mro__[1:]):
+        if not cls._is_kind():
             return sorted(super().__dir__())  # PrimitiveDesc itself
         return sorted(name for name in vars(cls) if name not in _SHOWN_AS_THE_SIGNATURE)
+
+    @property
+    def __signature__(cls) -> inspect.Signature | None:
+        """A kind's constructor as help() and the docs show it: its ``__init__``'s
+        parameters (Sphinx would otherwise show the ``(*args, **kwargs)`` of the
+        ``__new__`` that checks the engine comes first)."""
+        if not cls._is_kind():
+            return None
+        init = next(vars(klass)["__init__"] for klass in cls.__mro__ if "__init__" in vars(klass))
+        signature = inspect.signature(init)
+        return signature.replace(parameters=list(signature.parameters.values())[1:],
+                                 return_annotation=inspect.Signature.empty)
+
+    def _is_kind(cls) -> bool:
+        return any(isinstance(base, _DescType) for base in cls.__mro__[1:])
 
 
 class PrimitiveDesc(Owned, metaclass=_DescType):

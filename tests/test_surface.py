@@ -79,7 +79,7 @@ def test_help_of_a_kind_shows_its_constructor_not_the_queries_it_inherits():
     # (an instance) still lists its queries in dir().
     primitives = import_module("dnnl_interop.primitives")
     text = pydoc.render_doc(primitives, renderer=pydoc.plaintext)
-    assert len(text.splitlines()) < 40 * len(primitives.__all__)
+    assert len(text.splitlines()) < 60 * len(primitives.__all__)  # was over 300 a kind
     assert "query_md" not in text and "inherited from" not in text
     for name in primitives.__all__:
         cls = getattr(primitives, name)

@@ -249,7 +249,9 @@ class ReorderDesc(_Kind):
     when dst is an integer type. The attributes say which there are
     (``attr.set_scales_mask(ARG_SRC, mask)``, ``set_zero_points_mask(ARG_DST, 0)``,
     ...); execute takes them as ``scales_arg(ARG_SRC)``, ``zero_points_arg(ARG_DST)``,
-    ... and refuses to run without them.
+    ... and refuses to run without them. oneDNN 3.13's CPU engine has no
+    reorder whose src and dst scales have different masks (1 and 2, say): it
+    raises ``UnimplementedError``, whose message names the attributes.
 
     Raises:
         TypeError: an argument is of another type.

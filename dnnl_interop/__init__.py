@@ -12,7 +12,8 @@ names another module):
   ``numpy.asarray(memory)``, ``memory.mapped()``, ``numpy.from_dlpack(memory)``),
   ``from_dlpack``, ``to_array`` (any layout back into an array),
   ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
-* primitives: ``reorder``, ``reordered``, ``PrimitiveDesc``, ``Primitive``
+* primitives: ``reorder`` (the kind ``ReorderDesc`` with attributes),
+  ``reordered``, ``PrimitiveDesc``, ``Primitive``
   (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
   indices, each also importable as ``ARG_SRC``, ...); ``PrimitiveAttr``,
   ``PostOps`` and ``post_op_arg``, ``scales_arg``, ``zero_points_arg``;
@@ -153,6 +154,7 @@ _ELSEWHERE = {
                      "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
                      "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
                      "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc"), "primitives"),
+    "ReorderDesc": "primitives",
     **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
     "Version": "_library",
 }

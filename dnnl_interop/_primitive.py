@@ -5,19 +5,20 @@ A primitive keeps its engines; executing one goes through ``_execution``.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
 from ._enums import DataType, PrimitiveKind, Query
-from ._execution import VALUES, BoundExecution, submit
+from ._execution import VALUES, BoundExecution, _attr_arg_name, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["PrimitiveDesc", "Primitive", "reorder", "reordered"]
 
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
+_P = TypeVar("_P", bound="PrimitiveDesc")
+# The scales or zero points of an argument: (mask, groups, data type), see PrimitiveAttr._quantized.
+_Quantized = tuple[int, tuple[int, ...], DataType]
 # Creation times at DEBUG: why a start is slow (kernels compiled, or not).
 logger = logging.getLogger("dnnl_interop")
 
@@ -270,7 +274,8 @@ def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, objec
 def reorder(
     src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
 ) -> Primitive:
-    """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout.
+    """A reorder primitive copying ``src_desc`` layout into ``dst_desc`` layout: the
+    primitive of ``ReorderDesc(engine, src_desc, dst_engine or engine, dst_desc)``.
 
     Raises:
         TypeError: an argument is not a :class:`MemoryDesc` or :class:`Engine`.
@@ -287,31 +292,57 @@ def reorder(
         desc.close()
 
 
-def _create_reorder_desc(
-    out: CData, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine
-) -> dict[int, int]:
-    """``dnnl_reorder_primitive_desc_create`` into ``out``; the bytes of ``{ARG_FROM, ARG_TO}``.
+def create_reorder(
+    target: _P | type[_P],
+    src_engine: Engine,
+    src_desc: MemoryDesc,
+    dst_engine: Engine,
+    dst_desc: MemoryDesc,
+    attr: PrimitiveAttr | None = None,
+    engine_names: tuple[str, str] = ("src_engine", "dst_engine"),
+) -> _P:
+    """``dnnl_reorder_primitive_desc_create``, then through :func:`open_desc` into ``target``:
+    the one creator of reorders, which ``ReorderDesc`` and the conveniences
+    (:meth:`PrimitiveDesc.reorder`, :func:`reorder`, :func:`reordered`,
+    ``reorder_cached``) share. ``engine_names``: the engines' names in messages.
 
-    The argument sizes come from the descriptors given, not from a
-    primitive-descriptor query: a reorder needs no more of the library.
+    The arguments are checked in the order oneDNN takes them. Without ``attr``
+    the sizes and layouts of ``ARG_FROM`` and ``ARG_TO`` are those of the
+    descriptors given, not asked of oneDNN (a plain reorder needs no more of the
+    library); with ``attr`` they are learned as every kind's are, with the
+    scales and zero points it sets.
     """
-    with using(
-        (src_desc, MemoryDesc, "src_desc"),
-        (engine, Engine, "engine"),
-        (dst_desc, MemoryDesc, "dst_desc"),
-        (dst_engine, Engine, "dst_engine"),
-    ) as (src_md, c_engine, dst_md, c_dst_engine):
-        status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_engine, dst_md, c_dst_engine, ffi.NULL)
+    if attr is not None and not isinstance(attr, PrimitiveAttr):
+        raise TypeError(f"attr: expected a dnnl_interop.PrimitiveAttr or None, got {type(attr).__name__}")
+    src_name, dst_name = engine_names
+    specs: list[tuple[object, type, str]] = [
+        (src_desc, MemoryDesc, "src_desc"), (src_engine, Engine, src_name),
+        (dst_desc, MemoryDesc, "dst_desc"), (dst_engine, Engine, dst_name),
+    ]
+    if attr is not None:
+        specs.append((attr, PrimitiveAttr, "attr"))
+    out = PrimitiveDesc._new_out()
+    started = time.perf_counter()
+    with using(*specs) as handles:
+        src_md, c_src_engine, dst_md, c_dst_engine = handles[:4]
+        known = None
+        if attr is None:
+            known = (
+                {lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
+                 lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size")},
+                {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout},
+            )
+        c_attr = handles[4] if attr is not None else ffi.NULL
+        status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_src_engine, dst_md, c_dst_engine, c_attr)
         if status:
-            raise _reorder_refused(status, src_desc, dst_desc, engine, dst_engine)
-        return {
-            lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
-            lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size"),
-        }
+            raise _reorder_refused(status, src_desc, dst_desc, src_engine, dst_engine, attr)
+        quantized = None if attr is None else attr._quantized
+        return open_desc(target, out[0], (src_engine, dst_engine), quantized=quantized, known=known, started=started)
 
 
 def _reorder_refused(
-    status: int, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine
+    status: int, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine,
+    attr: PrimitiveAttr | None = None,
 ) -> Exception:
     """The error for a reorder oneDNN refused, with the reason when the binding finds one
     (shapes that differ; a data type an engine lacks): looked for only once refused."""
@@ -323,10 +354,19 @@ def _reorder_refused(
             or data_type_reason(dst_engine.kind, {"dst_desc": dst_desc}, reorder=True)
     detail = (f"oneDNN made no reorder from {src_desc!r} on {engine_in_words(engine)} "
               f"to {dst_desc!r} on {engine_in_words(dst_engine)}")
+    if attr is not None:
+        detail += f" with the attributes given ({_attr_in_words(attr)})"
     error = status_error(status, function, f"{detail}{shapes}")
     if reason is None or isinstance(error, MissingFunctionError) or not isinstance(error, DnnlError):
         return error
     return make_error(status, function, f"{detail}{shapes or ': ' + reason}", reason)
+
+
+def _attr_in_words(attr: PrimitiveAttr) -> str:
+    """What of ``attr`` a reorder may lack: its scales and zero points, as execute takes them."""
+    found = [f"{_attr_arg_name(index)} with mask {mask}{f', groups {groups}' if groups else ''}, "
+             f"{dtype.name.lower()}" for index, (mask, groups, dtype) in sorted(attr._quantized.items())]
+    return "; ".join(found) or "post-ops or modes"
 
 
 def _shapes_differ(src_desc: MemoryDesc, dst_desc: MemoryDesc) -> str:
@@ -362,11 +402,50 @@ _S32_QUERIES = frozenset({
 })
 
 
-class PrimitiveDesc(Owned):
+# What a kind defines that help() shows as the class's signature (or not at all).
+_SHOWN_AS_THE_SIGNATURE = frozenset({"__new__", "__init__", "__annotations__"})
+
+
+class _DescType(type):
+    """The type of :class:`PrimitiveDesc`: ``dir()`` of a kind, a class below it
+    (``MatmulDesc``, ...), lists only what the kind itself defines, not the
+    queries it inherits, so that ``help()`` of a kind, and of
+    ``dnnl_interop.primitives``, shows each kind's constructor (the class's
+    signature) and docstring instead of repeating every method of
+    ``PrimitiveDesc`` (documented there once) for each: some 5,900 lines
+    for ``help(dnnl_interop.primitives)`` without it, 530 with it. Everything
+    else is unchanged: attribute lookup, ``dir()`` of a descriptor (an
+    instance), ``isinstance``."""
+
+    def __dir__(cls) -> list[str]:
+        if not cls._is_kind():
+            return sorted(super().__dir__())  # PrimitiveDesc itself
+        return sorted(name for name in vars(cls) if name not in _SHOWN_AS_THE_SIGNATURE)
+
+    @property
+    def __signature__(cls) -> inspect.Signature | None:
+        """A kind's constructor as help() and the docs show it: its ``__init__``'s
+        parameters (Sphinx would otherwise show the ``(*args, **kwargs)`` of the
+        ``__new__`` that checks the engine comes first)."""
+        if not cls._is_kind():
+            return None
+        init = next(vars(klass)["__init__"] for klass in cls.__mro__ if "__init__" in vars(klass))
+        signature = inspect.signature(init)
+        return signature.replace(parameters=list(signature.parameters.values())[1:],
+                                 return_annotation=inspect.Signature.empty)
+
+    def _is_kind(cls) -> bool:
+        return any(isinstance(base, _DescType) for base in cls.__mro__[1:])
+
+
+class PrimitiveDesc(Owned, metaclass=_DescType):
     """A primitive descriptor (``dnnl_primitive_desc_t``): a primitive as oneDNN will implement it.
 
-    Made by :meth:`reorder`, or adopted by :meth:`from_handle` from another
-    cffi module that shares our C types (see ``dnnl_interop.embedding``).
+    Made by a kind of ``dnnl_interop.primitives`` (``MatmulDesc``,
+    ``ReorderDesc``, ...; each is a PrimitiveDesc and answers the queries
+    documented here), by :meth:`reorder`, or adopted by :meth:`from_handle`
+    from another cffi module that shares our C types (see
+    ``dnnl_interop.embedding``).
     ``Primitive(desc)`` makes the primitive, ``Primitive(desc, cache_blob)``
     makes it from a cache blob, and :func:`make_primitive_cached` does either
     through a :class:`~dnnl_interop.CacheBlobStore`. A descriptor keeps its
@@ -400,27 +479,13 @@ class PrimitiveDesc(Owned):
         )
 
     @classmethod
-    def _made(
-        cls, handle: CData, engines: tuple[Engine | None, ...], destroy_on_failure: bool,
-        quantized: dict[int, tuple[int, tuple[int, ...], DataType]] | None = None,
-    ) -> PrimitiveDesc:
-        try:
-            sizes, layouts = _exec_args(handle, quantized)
-        except BaseException:
-            if destroy_on_failure:
-                lib.dnnl_primitive_desc_destroy(handle)
-            raise
-        desc = cls._from_handle(handle, keep=engines)
-        _set_args(desc, sizes, layouts)
-        if quantized:
-            desc._quantized = quantized
-        return desc
-
-    @classmethod
     def reorder(
         cls, src_desc: MemoryDesc, dst_desc: MemoryDesc, engine: Engine, dst_engine: Engine | None = None
     ) -> PrimitiveDesc:
-        """The descriptor of the reorder :func:`reorder` makes from the same arguments.
+        """The descriptor of the reorder :func:`reorder` makes from the same arguments:
+        ``ReorderDesc(engine, src_desc, dst_engine or engine, dst_desc)`` made as a
+        plain :class:`PrimitiveDesc` (this order, engine after the descriptors, is the
+        binding's older one; ``ReorderDesc`` takes C++'s, and attributes).
 
         Raises:
             TypeError: an argument is not a :class:`MemoryDesc` or :class:`Engine`.
@@ -430,13 +495,8 @@ class PrimitiveDesc(Owned):
                 engine.
         """
         dst_engine = engine if dst_engine is None else dst_engine
-        out = cls._new_out()
-        started = time.perf_counter()
-        sizes = _create_reorder_desc(out, src_desc, dst_desc, engine, dst_engine)
-        desc = cls._from_handle(out[0], keep=(engine, dst_engine))
-        _set_args(desc, sizes, {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout})
-        log_creation(desc, "primitive descriptor", started)
-        return desc
+        return create_reorder(PrimitiveDesc, engine, src_desc, dst_engine, dst_desc,
+                              engine_names=("engine", "dst_engine"))
 
     @classmethod
     def from_handle(
@@ -496,22 +556,13 @@ class PrimitiveDesc(Owned):
             if not owned:
                 out = cls._new_out()
                 check(lib.dnnl_primitive_desc_clone(out, pd), "dnnl_primitive_desc_clone")
-            else:
-                sizes, layouts = _exec_args(pd, quantized)
         except BaseException:
             adoption.cancel()
             raise
         if not owned:
             adoption.cancel()  # the clone is a descriptor of its own
-            return cls._made(out[0], (engine,), destroy_on_failure=True, quantized=quantized)
-
-        def adopt(desc: PrimitiveDesc) -> None:
-            desc._adopt(pd, keep=(engine,))
-            _set_args(desc, sizes, layouts)
-            if quantized:
-                desc._quantized = quantized
-
-        return adoption.finish(cls, adopt)
+            return open_desc(cls, out[0], (engine,), quantized=quantized)
+        return open_desc(cls, pd, (engine,), quantized=quantized, adoption=adoption)
 
     @property
     def engine(self) -> Engine | None:
@@ -758,7 +809,7 @@ class PrimitiveDesc(Owned):
             if status == lib.dnnl_last_impl_reached:
                 return False
             check(status, "dnnl_primitive_desc_next_impl")
-            _set_args(self, *_exec_args(pd, getattr(self, "_quantized", None)))
+            open_desc(self, pd, self._keep, quantized=self._quantized)  # learns the new one's arguments
         return True
 
     @property
@@ -782,6 +833,67 @@ def _locked(desc: PrimitiveDesc) -> Iterator[CData]:
     primitives copy), so no two of these calls overlap."""
     with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:
         yield pd
+
+
+def open_desc(
+    target: _P | type[_P],
+    handle: CData,
+    engines: tuple[Engine | None, ...],
+    *,
+    hint: PrimitiveDesc | None = None,
+    quantized: Mapping[int, _Quantized] | None = None,
+    known: tuple[dict[int, int], dict[int, tuple[object, ...]]] | None = None,
+    adoption: Adoption | None = None,
+    started: float | None = None,
+) -> _P:
+    """The one door through which a C primitive descriptor becomes a :class:`PrimitiveDesc`:
+    made by a kind (``_Kind._create``), a reorder (:func:`create_reorder`), cloned or
+    taken over by :meth:`PrimitiveDesc.from_handle`, or moved on by ``next_impl``.
+
+    ``target``: the object to open over ``handle`` (a kind's ``self``, not yet
+    open), or the class of a new one. It learns the execute arguments of
+    ``handle`` (their sizes and layouts, and those of the scales and zero
+    points ``quantized`` records: see ``PrimitiveAttr._quantized``; ``known``
+    gives them instead when they are known without asking oneDNN), adopts
+    ``handle`` and keeps, and holds, ``engines`` (the first is its
+    :attr:`~PrimitiveDesc.engine`) and ``hint``, a backward kind's forward
+    descriptor. A ``target`` already open over ``handle`` (after ``next_impl``)
+    learns its execute arguments again, of the implementation now chosen, and
+    nothing else changes.
+
+    If learning fails, nothing is adopted: ``handle``, just made, is destroyed,
+    or ``adoption`` (``from_handle(..., owned=True)``) is cancelled, leaving it to
+    its caller. ``started`` (``time.perf_counter()`` before oneDNN made it): the
+    creation is logged (see :func:`log_creation`).
+    """
+    quantized = dict(quantized or {})
+    reopened = target if isinstance(target, PrimitiveDesc) and not target.closed else None
+    try:
+        sizes, layouts = known if known is not None else _exec_args(handle, quantized)
+    except BaseException:
+        if adoption is not None:
+            adoption.cancel()
+        elif reopened is None:
+            lib.dnnl_primitive_desc_destroy(handle)
+        raise
+    if reopened is not None:
+        _set_args(reopened, sizes, layouts)
+        return reopened
+
+    def adopt(desc: _P) -> None:
+        desc._adopt(handle, keep=engines if hint is None else (*engines, hint))
+        _set_args(desc, sizes, layouts)
+        desc._quantized = quantized
+
+    cls = type(target) if isinstance(target, PrimitiveDesc) else target
+    if adoption is not None:
+        desc = adoption.finish(cls, adopt)
+    else:
+        desc = target if isinstance(target, PrimitiveDesc) else cls.__new__(cls)
+        adopt(desc)
+    if started is not None:
+        log_creation(desc, "primitive descriptor", started)
+    return desc
 
 
 def _quantized_of(attr: object) -> dict[int, tuple[int, tuple[int, ...], DataType]]:

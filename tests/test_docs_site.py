@@ -55,6 +55,15 @@ def test_the_api_reference_documents_every_public_module(site):
         assert f'id="{name}"' in api, f"{name} is not in the API reference"
 
 
+def test_the_api_reference_shows_each_kind_s_constructor(site):
+    from dnnl_interop import primitives
+
+    api = re.sub(r"<[^>]+>", "", (site / "api.html").read_text(encoding="utf-8"))
+    for name in primitives.__all__:  # not the (*args, **kwargs) of the __new__ kinds share
+        assert re.search(rf"class dnnl_interop\.primitives\.{name}\((engine|src_engine), ", api), name
+    assert "ReorderDesc(src_engine, src_desc, dst_engine, dst_desc, *, attr=None)" in api
+
+
 def test_the_cli_page_quotes_the_json_schemas_from_the_source(site):
     cli = re.sub(r"<[^>]+>", "", (site / "cli.html").read_text(encoding="utf-8"))
     assert "JSON document (``--json``, schema 1)" in cli.replace("&#96;", "`")

@@ -362,10 +362,12 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "PReLUForwardDesc": lambda d: dnnl.PReLUForwardDesc(d, d, d),
     "ShuffleForwardDesc": lambda d: dnnl.ShuffleForwardDesc(d, d, 1, 2),
     "LRNForwardDesc": lambda d: dnnl.LRNForwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, 3, 1e-4, 0.75),
+    "ReorderDesc": lambda d: dnnl.ReorderDesc(d, d, d),  # the order of dnnl.reorder(src, dst, engine)
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",
-       "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward"}
+       "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward",
+       "ReorderDesc": "reorder"}
 
 
 @pytest.mark.parametrize("name", list(NO_ENGINE))

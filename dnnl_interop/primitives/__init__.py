@@ -22,6 +22,7 @@ as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 ``prelu_forward``                  :class:`PReLUForwardDesc`
 ``shuffle_forward``                :class:`ShuffleForwardDesc`
 ``lrn_forward``                    :class:`LRNForwardDesc`
+``reorder``                        :class:`ReorderDesc`
 =================================  ==========================================
 
 Each takes the arguments of the C++ constructor without its optional ones,
@@ -35,7 +36,7 @@ package too: ``dnnl_interop.MatmulDesc``.
 
 from __future__ import annotations
 
-from ._combining import BinaryDesc, ConcatDesc, ReductionDesc, SumDesc
+from ._combining import BinaryDesc, ConcatDesc, ReductionDesc, ReorderDesc, SumDesc
 from ._convolutions import ConvolutionForwardDesc, DeconvolutionForwardDesc
 from ._elementwise import EltwiseForwardDesc, PReLUForwardDesc, SoftmaxForwardDesc
 from ._normalizations import BatchNormalizationForwardDesc, GroupNormalizationForwardDesc, LayerNormalizationForwardDesc
@@ -61,6 +62,7 @@ __all__ = [
     "ReductionDesc",
     "ConcatDesc",
     "SumDesc",
+    "ReorderDesc",
 ]
 
 

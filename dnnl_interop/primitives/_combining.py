@@ -1,4 +1,4 @@
-"""Kinds that combine or reduce tensors: binary, reduction, concat and sum."""
+"""Kinds that combine, reduce or copy tensors: binary, reduction, concat, sum and reorder."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from .._enums import AlgKind, DataType
 from .._ffi import ffi
 from .._library import status_error
 from .._memory_desc import MemoryDesc
+from .._primitive import create_reorder
 from ..errors import Status
 from ._kind import _algorithm, _c_int, _descs_list, _Kind, logger
 
-__all__ = ["BinaryDesc", "ReductionDesc", "ConcatDesc", "SumDesc"]
+__all__ = ["BinaryDesc", "ReductionDesc", "ConcatDesc", "SumDesc", "ReorderDesc"]
 
 
 def _with_dense_lone_element(src1_desc: object, dst_desc: object) -> MemoryDesc | None:
@@ -229,3 +230,48 @@ class SumDesc(_Kind):
                     "not 1 first (oneDNN then picks another implementation), give dst_desc a layout other "
                     "than the sources', or sum with all scales 1",
                 )
+
+
+class ReorderDesc(_Kind):
+    """``dnnl::reorder::primitive_desc``: a copy of ``src_desc``'s data on ``src_engine``
+    into ``dst_desc``'s layout and data type on ``dst_engine`` (``ARG_FROM`` into
+    ``ARG_TO`` at execute), scaled and shifted by ``attr``'s scales and zero points.
+
+    The arguments are C++'s, in its order: ``reorder::primitive_desc(src_engine,
+    src_md, dst_engine, dst_md, attr)``. oneDNN takes an engine for each side
+    because a reorder can cross engines (CPU memory into GPU memory); give the
+    same engine twice for a reorder on one. No shorter form is offered here:
+    ``dnnl_interop.reorder(src_desc, dst_desc, engine)`` and
+    ``PrimitiveDesc.reorder`` are the one-engine conveniences.
+
+    With ``attr`` it quantizes or dequantizes: ``dst = src_scale × (src - src_zero_point)
+    / dst_scale + dst_zero_point``, rounded to the nearest (half to even) and saturated
+    when dst is an integer type. The attributes say which there are
+    (``attr.set_scales_mask(ARG_SRC, mask)``, ``set_zero_points_mask(ARG_DST, 0)``,
+    ...); execute takes them as ``scales_arg(ARG_SRC)``, ``zero_points_arg(ARG_DST)``,
+    ... and refuses to run without them. oneDNN 3.13's CPU engine has no
+    reorder whose src and dst scales have different masks (1 and 2, say): it
+    raises ``UnimplementedError``, whose message names the attributes.
+
+    Raises:
+        TypeError: an argument is of another type.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the reorder (shapes that differ, for one).
+        UnimplementedError: oneDNN has no reorder between these layouts, data types or
+            engines, or with these attributes.
+    """
+
+    __slots__ = ()
+    _kind = "reorder"
+
+    def __init__(
+        self,
+        src_engine: Engine,
+        src_desc: MemoryDesc,
+        dst_engine: Engine,
+        dst_desc: MemoryDesc,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        self._refuse_reinit()
+        create_reorder(self, src_engine, src_desc, dst_engine, dst_desc, attr)

@@ -16,7 +16,7 @@ from .._ffi import ffi, lib
 from .._library import status_error
 from .._memory_desc import MemoryDesc
 from .._owned import using
-from .._primitive import PrimitiveDesc, _exec_args, _set_args, log_creation
+from .._primitive import PrimitiveDesc, open_desc
 from .._refusals import explain
 from .._validate import count_argument, enum_argument
 from ..errors import DnnlError, MissingFunctionError, Status, make_error
@@ -164,16 +164,8 @@ class _Kind(PrimitiveDesc):
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, *c_hint, c_attr))
             if status:
                 raise self._refused(status, function, engine, descs, params or {})
-            quantized = dict(getattr(attr, "_quantized", {}))
-            try:
-                sizes, layouts = _exec_args(out[0], quantized)
-            except BaseException:
-                lib.dnnl_primitive_desc_destroy(out[0])
-                raise
-            self._adopt(out[0], keep=(engine,) if hint is None else (engine, hint))
-            _set_args(self, sizes, layouts)
-            self._quantized = quantized
-        log_creation(self, "primitive descriptor", started)
+            quantized = None if attr is None else attr._quantized
+            open_desc(self, out[0], (engine,), hint=hint, quantized=quantized, started=started)
 
     def _refused(
         self, status: int, function: str, engine: Engine, descs: Sequence[_Desc], params: Mapping[str, object]

@@ -521,6 +521,19 @@ def apis() -> list[Api]:
                 "k": _number("k", _create("lrn_forward"))[:1],
                 "prop_kind": [*_prop_kind(), ("FORWARD_TRAINING", "dnnl.PropKind.FORWARD_TRAINING", OK)],
             }, then=RUN),
+        Api("ReorderDesc",
+            "pd = dnnl.ReorderDesc($src_engine, $src_desc, $dst_engine, $dst_desc, attr=$attr)",
+            {"src_engine": "eng", "src_desc": "md", "dst_engine": "eng", "dst_desc": "md_t", "attr": "None"}, {
+                # A first argument that is no Engine is named as the engine that comes first.
+                "src_engine": [(vid, expr, Raises(expect.classes, ("src_engine", "engine")))
+                               for vid, expr, expect in dnnl_object("Engine", "src_engine")],
+                "src_desc": _desc("src_desc", _create("reorder"), _md((4, 3)), more=True),
+                "dst_engine": dnnl_object("Engine", "dst_engine"),
+                "dst_desc": [*_desc("dst_desc", _create("reorder"), _md((3, 4)), more=True),
+                             ("s8", _md((4, 4), dtype="int8"), OK), ("format any", _md((4, 4), "any"),
+                                                                     Raises(REFUSED, ("dst_desc", _create("reorder"))))],
+                "attr": _attr(full=True),
+            }, then=RUN),
     ]
 
 

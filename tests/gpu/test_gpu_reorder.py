@@ -92,3 +92,57 @@ def test_a_reorder_over_pyopencl_buffers_gives_numpys_result(case, emulated_gpu,
 def test_the_stream_hands_back_the_callers_queue(queue_and_stream):
     _, queue, stream = queue_and_stream
     assert ocl.get_command_queue(stream).int_ptr == queue.int_ptr
+
+
+# --- a quantizing ReorderDesc -------------------------------------------------------------------
+# dst = saturate(rint(src × src_scale / dst_scale + dst_zero_point)) to s8, as on the CPU engine
+# (tests/test_reorder_desc.py). Power-of-two scales keep every product exact, so each tie of the
+# source stays a tie and is rounded half to even after the zero point is added.
+
+_ROWS = 2.0 ** (np.arange(SHAPE[0]) % 5 - 2)
+_COLUMNS = 2.0 ** (np.arange(SHAPE[1]) % 3 - 1)
+# name: (src scales mask and values, dst scales mask and values, dst zero point)
+QUANTIZED = {
+    "per-tensor scales and a zero point": ((0, [2.0]), (0, [0.5]), 3),
+    "per-row src, per-column dst scales and a zero point": ((1, _ROWS), (2, _COLUMNS), -7),
+}
+
+
+def _scales(mask, values):
+    values = np.asarray(values, np.float64)
+    return {0: values[0], 1: values[:, None], 2: values[None, :]}[mask]
+
+
+@pytest.mark.parametrize("case", list(QUANTIZED))
+def test_a_quantizing_reorder_desc_to_s8_gives_numpys_result(case, emulated_gpu, engine, queue_and_stream):
+    import pyopencl.array as cl_array
+
+    _, queue, stream = queue_and_stream
+    (src_mask, src_scales), (dst_mask, dst_scales), zero_point = QUANTIZED[case]
+    attr = dnnl.PrimitiveAttr()
+    attr.set_scales_mask(dnnl.ARG_SRC, src_mask)
+    attr.set_scales_mask(dnnl.ARG_DST, dst_mask)
+    attr.set_zero_points_mask(dnnl.ARG_DST, 0)
+    src_desc, dst_desc = dnnl.MemoryDesc(SHAPE, "f32", "ab"), dnnl.MemoryDesc(SHAPE, "s8", "ab")
+    kind = ocl.MemoryKind.BUFFER
+    source = cl_array.to_device(queue, _S8_SOURCE)
+    target = cl_array.zeros(queue, SHAPE, np.int8)
+
+    def values(array, dtype):
+        flat = np.ascontiguousarray(array, dtype)
+        with dnnl.MemoryDesc((flat.size,), flat.dtype, "a") as desc:
+            return ocl.make_memory(desc, engine, kind, cl_array.to_device(queue, flat))
+
+    with dnnl.ReorderDesc(engine, src_desc, engine, dst_desc, attr=attr) as desc, dnnl.Primitive(desc) as reorder:
+        ocl.execute(reorder, stream, {
+            dnnl.ARG_FROM: ocl.make_memory(src_desc, engine, kind, source),
+            dnnl.ARG_TO: ocl.make_memory(dst_desc, engine, kind, target),
+            dnnl.scales_arg(dnnl.ARG_SRC): values(src_scales, np.float32),
+            dnnl.scales_arg(dnnl.ARG_DST): values(dst_scales, np.float32),
+            dnnl.zero_points_arg(dnnl.ARG_DST): values([zero_point], np.int32),
+        })
+        stream.wait()
+    values_ = _S8_SOURCE.astype(np.float64) * _scales(src_mask, src_scales) / _scales(dst_mask, dst_scales)
+    expected = np.clip(np.rint(values_ + zero_point), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(target.get(), expected)
+    assert (expected == 127).any() and (expected == -128).any()

@@ -238,15 +238,18 @@ class Runner:
 
     def eltwise(self, algorithm: str, x: np.ndarray, diff_dst: np.ndarray, alpha: float, beta: float,
                 layout: str = "plain") -> tuple[np.ndarray, np.ndarray]:
-        """oneDNN's (dst, diff_src) of ``AlgKind.ELTWISE_<algorithm>``; ``layout`` "any" for the diffs."""
+        """oneDNN's (data, diff_src) of ``AlgKind.ELTWISE_<algorithm>``; ``layout`` "any" for the diffs.
+        ``data`` is what the backward read: ``x``, or for a ``_USE_DST_FOR_BWD`` algorithm the dst of
+        oneDNN's forward (run only then: a GPU builds a kernel for every primitive)."""
         alg, shape = dnnl.AlgKind[f"ELTWISE_{algorithm}"], x.shape
-        with f32(shape) as data, f32(shape, layout) as diff:
-            fwd = dnnl.EltwiseForwardDesc(self.engine, alg, data, data, alpha, beta, prop_kind=TRAINING)
-            dst = self.run(fwd, {dnnl.ARG_SRC: x}, {dnnl.ARG_DST: shape})[dnnl.ARG_DST]
-            bwd = dnnl.EltwiseBackwardDesc(self.engine, alg, diff, diff, data, fwd, alpha, beta)
-            read = {dnnl.ARG_DST: dst} if eltwise_name(algorithm)[1] else {dnnl.ARG_SRC: x}
-            found = self.run(bwd, {**read, dnnl.ARG_DIFF_DST: diff_dst}, {dnnl.ARG_DIFF_SRC: shape})
-        return dst, found[dnnl.ARG_DIFF_SRC]
+        with f32(shape) as data_desc, f32(shape, layout) as diff:
+            fwd = dnnl.EltwiseForwardDesc(self.engine, alg, data_desc, data_desc, alpha, beta, prop_kind=TRAINING)
+            data, arg = np.asarray(x, np.float32), dnnl.ARG_SRC
+            if eltwise_name(algorithm)[1]:
+                data, arg = self.run(fwd, {dnnl.ARG_SRC: x}, {dnnl.ARG_DST: shape})[dnnl.ARG_DST], dnnl.ARG_DST
+            bwd = dnnl.EltwiseBackwardDesc(self.engine, alg, diff, diff, data_desc, fwd, alpha, beta)
+            found = self.run(bwd, {arg: data, dnnl.ARG_DIFF_DST: diff_dst}, {dnnl.ARG_DIFF_SRC: shape})
+        return data, found[dnnl.ARG_DIFF_SRC]
 
     def softmax(self, log: bool, x: np.ndarray, diff_dst: np.ndarray, axis: int,
                 layout: str = "plain") -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The forward primitives: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
+"""The primitives, forward and backward: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
 as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 
 =================================  ==========================================
@@ -35,7 +35,10 @@ in its order, engine first; the optional ones are keywords (``bias_desc``,
 and answers its queries (``src_desc()``, ``weights_desc()``, ``dst_desc()``,
 ``arg_desc(arg)``, ...): they are documented there once.
 ``Primitive(pd)`` makes the primitive. Each kind is importable from the
-package too: ``dnnl_interop.MatmulDesc``.
+package too: ``dnnl_interop.MatmulDesc``. A backward kind takes
+``hint_fwd_pd``, the forward kind's descriptor made with
+``prop_kind=PropKind.FORWARD_TRAINING`` on the same engine, and answers
+``diff_src_desc()``, ``diff_dst_desc()`` and ``diff_weights_desc()``.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ import backward_elementwise_reference as bref
 import dnnl_interop as dnnl
 import onednn_reference as ref
 from backward_elementwise_reference import TRAINING
-from dnnl_interop import AlgKind
+from dnnl_interop import AlgKind, _refusals
 from gradients import assert_is_gradient
 
 EXAMPLES = settings.default.max_examples
@@ -360,7 +360,10 @@ def test_every_kind_takes_only_its_forward_descriptor_as_the_hint(engine):
     }
     for forward, make in makers.items():
         wrong = softmax if forward == "EltwiseForwardDesc" else relu
-        with pytest.raises(TypeError, match=f"hint_fwd_pd: expected a dnnl_interop.{forward} .*got "
+        backward = forward.removesuffix("ForwardDesc").lower()
+        with pytest.raises(TypeError, match=rf"hint_fwd_pd: expected a dnnl_interop\.{forward} \(the forward "
+                                            rf"primitive descriptor of this {backward}, as "
+                                            rf"dnnl::{backward}_backward::primitive_desc takes\), got "
                                             f"{type(wrong).__name__}"):
             make(wrong)
         with pytest.raises(TypeError, match=f"hint_fwd_pd: expected a dnnl_interop.{forward}"):
@@ -532,3 +535,95 @@ def test_onednn_bug_prelu_backward_takes_diff_weights_of_another_shape(engine):
             status = _raw_status("dnnl_prelu_backward_primitive_desc_create", engine, data, weights, data, other,
                                  data, hint, None)
     assert status == dnnl.Status.INVALID_ARGUMENTS
+
+
+# --- the refusals explained are exactly oneDNN's ----------------------------------------------
+# oneDNN refuses (INVALID_ARGUMENTS) exactly the arguments a check of _refusals explains, with
+# the backward arguments' names. The hints are made once, of other shapes and parameters than the
+# backward's (oneDNN 3.13 takes them, see above), so that only the backward's own arguments decide.
+
+
+def _outcome(make) -> dnnl.DnnlError | None:
+    try:
+        made = make()
+    except dnnl.DnnlError as error:
+        return error
+    made.close()
+    return None
+
+
+def _holds(error: dnnl.DnnlError | None, explained: str | None) -> None:
+    if error is None:
+        assert explained is None, f"a check explains a creation oneDNN accepted: {explained}"
+    else:
+        assert isinstance(error, dnnl.InvalidArgumentsError), str(error)
+        assert error.reason is not None and error.reason == explained, str(error)
+
+
+def _explained(kind: str, descs: dict[str, dnnl.MemoryDesc], params: dict[str, object]) -> str | None:
+    return _refusals.explain(kind, dnnl.Status.INVALID_ARGUMENTS, dnnl.EngineKind.CPU, descs, params)
+
+
+SHAPES = st.sampled_from([(2, 3), (2, 4), (3,), (2, 3, 4)])
+
+
+@given(shapes=st.lists(SHAPES, min_size=3, max_size=3),
+       algorithm=st.sampled_from(["RELU", "ROUND", "CLIP", "CLIP_V2_USE_DST_FOR_BWD", "ELU_USE_DST_FOR_BWD",
+                                  "RELU_USE_DST_FOR_BWD", "TANH"]),
+       alpha=st.sampled_from([-1.0, 0.5, 2.0]), beta=st.sampled_from([0.0, 1.0]), data_any=st.booleans())
+@examples(2)
+def test_eltwise_backward_refusals_are_exactly_those_the_checks_explain(engine, shapes, algorithm, alpha, beta,
+                                                                        data_any):
+    alg = AlgKind[f"ELTWISE_{algorithm}"]
+    with bref.f32((5,)) as other, bref.f32(shapes[0]) as diff_src, bref.f32(shapes[1]) as diff_dst, \
+            bref.f32(shapes[2], "any" if data_any else "plain") as data:
+        hint = dnnl.EltwiseForwardDesc(engine, AlgKind.ELTWISE_SQUARE, other, other, prop_kind=TRAINING)
+        error = _outcome(lambda: dnnl.EltwiseBackwardDesc(engine, alg, diff_src, diff_dst, data, hint, alpha, beta))
+        _holds(error, _explained("eltwise", {"diff_src_desc": diff_src, "diff_dst_desc": diff_dst, "data_desc": data},
+                                 {"algorithm": alg, "alpha": alpha, "beta": beta}))
+
+
+@given(shape=SHAPES, axis=st.integers(0, 3), dst_any=st.booleans())
+@examples(2)
+def test_softmax_backward_refusals_are_exactly_those_the_checks_explain(engine, shape, axis, dst_any):
+    with bref.f32((5,)) as other, bref.f32(shape) as diff, bref.f32(shape, "any" if dst_any else "plain") as dst:
+        hint = dnnl.SoftmaxForwardDesc(engine, AlgKind.SOFTMAX_LOG, other, other, 0, prop_kind=TRAINING)
+        error = _outcome(lambda: dnnl.SoftmaxBackwardDesc(engine, AlgKind.SOFTMAX_ACCURATE, diff, diff, dst, axis,
+                                                          hint))
+        _holds(error, _explained("softmax", {"diff_src_desc": diff, "diff_dst_desc": diff, "dst_desc": dst},
+                                 {"axis": axis}))
+
+
+@given(src=st.sampled_from([(2, 3, 4), (2, 3)]), weights=st.sampled_from([(1, 3, 1), (2, 3, 4), (1, 2, 1), (1, 3)]),
+       diffs=st.lists(st.sampled_from([(2, 3, 4), (2, 3, 5)]), min_size=2, max_size=2))
+@examples(2)
+def test_prelu_backward_refusals_are_exactly_those_the_checks_explain(engine, src, weights, diffs):
+    with bref.f32((5,)) as other, bref.f32(src) as s, bref.f32(weights) as w, bref.f32(diffs[0]) as diff_src, \
+            bref.f32(diffs[1]) as diff_dst:
+        hint = dnnl.PReLUForwardDesc(engine, other, other, other, prop_kind=TRAINING)
+        error = _outcome(lambda: dnnl.PReLUBackwardDesc(engine, s, w, diff_src, w, diff_dst, hint))
+        _holds(error, _explained("prelu", {"src_desc": s, "weights_desc": w, "diff_src_desc": diff_src,
+                                           "diff_weights_desc": w, "diff_dst_desc": diff_dst}, {}))
+
+
+@given(shapes=st.lists(st.sampled_from([(2, 6, 3), (2, 6, 4), (6,)]), min_size=2, max_size=2), axis=st.integers(0, 3),
+       group_size=st.integers(0, 7))
+@examples(2)
+def test_shuffle_backward_refusals_are_exactly_those_the_checks_explain(engine, shapes, axis, group_size):
+    with bref.f32((4, 4)) as other, bref.f32(shapes[0]) as diff_src, bref.f32(shapes[1]) as diff_dst:
+        hint = dnnl.ShuffleForwardDesc(engine, other, other, 1, 2, prop_kind=TRAINING)
+        error = _outcome(lambda: dnnl.ShuffleBackwardDesc(engine, diff_src, diff_dst, axis, group_size, hint))
+        _holds(error, _explained("shuffle", {"diff_src_desc": diff_src, "diff_dst_desc": diff_dst},
+                                 {"axis": axis, "group_size": group_size}))
+
+
+@given(src=st.lists(st.integers(1, 3), min_size=2, max_size=6), dst=st.lists(st.integers(1, 3), min_size=2,
+                                                                            max_size=6))
+@examples(2)
+def test_resampling_backward_refusals_are_exactly_those_the_checks_explain(engine, src, dst):
+    with bref.f32((1, 1, 2)) as small, bref.f32((1, 1, 4)) as large, bref.f32(src) as diff_src, \
+            bref.f32(dst) as diff_dst:
+        hint = dnnl.ResamplingForwardDesc(engine, AlgKind.RESAMPLING_LINEAR, small, large, prop_kind=TRAINING)
+        error = _outcome(lambda: dnnl.ResamplingBackwardDesc(engine, AlgKind.RESAMPLING_NEAREST, diff_src, diff_dst,
+                                                             hint))
+        _holds(error, _explained("resampling", {"diff_src_desc": diff_src, "diff_dst_desc": diff_dst}, {}))

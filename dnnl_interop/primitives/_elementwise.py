@@ -94,6 +94,7 @@ class EltwiseBackwardDesc(_Backward):
 
     __slots__ = ()
     _kind = "eltwise"
+    _cpp = "eltwise_backward"
     _forward = EltwiseForwardDesc
 
     def __init__(
@@ -177,6 +178,7 @@ class SoftmaxBackwardDesc(_Backward):
 
     __slots__ = ()
     _kind = "softmax"
+    _cpp = "softmax_backward"
     _forward = SoftmaxForwardDesc
 
     def __init__(
@@ -257,6 +259,7 @@ class PReLUBackwardDesc(_Backward):
 
     __slots__ = ()
     _kind = "prelu"
+    _cpp = "prelu_backward"
     _forward = PReLUForwardDesc
 
     def __init__(

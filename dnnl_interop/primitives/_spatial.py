@@ -140,6 +140,7 @@ class ResamplingBackwardDesc(_Backward):
 
     __slots__ = ()
     _kind = "resampling"
+    _cpp = "resampling_backward"
     _forward = ResamplingForwardDesc
 
     def __init__(
@@ -255,6 +256,7 @@ class ShuffleBackwardDesc(_Backward):
 
     __slots__ = ()
     _kind = "shuffle"
+    _cpp = "shuffle_backward"
     _forward = ShuffleForwardDesc
 
     def __init__(

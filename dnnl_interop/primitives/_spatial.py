@@ -125,8 +125,9 @@ class ResamplingBackwardDesc(_Backward):
     """``dnnl::resampling_backward::primitive_desc``: the gradient of nearest or linear
     resampling, ``ARG_DIFF_SRC`` from ``ARG_DIFF_DST`` (each source element gathers the
     gradients of the destination elements it contributed to, with the same weights).
-    ``factors`` as in the forward (one per spatial dimension; None: the shapes say).
-    ``diff_src_desc`` and ``diff_dst_desc`` may be "format any".
+    ``factors`` as in the forward (one per spatial dimension; None: the shapes say; oneDNN
+    3.13's CPU engine computes from the shapes either way). ``diff_src_desc`` and
+    ``diff_dst_desc`` may be "format any".
 
     Raises:
         TypeError: an argument is of another type (``hint_fwd_pd`` not a

@@ -10,19 +10,24 @@ What must hold:
   each eltwise algorithm (the ``_USE_DST_FOR_BWD`` ones reading the forward's
   dst), softmax and log-softmax along each axis, PReLU with broadcast weights
   (diff_weights summed over the broadcast dimensions), shuffle and nearest
-  and linear resampling (with and without factors); examples, then
-  hypothesis properties over small shapes. Outputs start as NaN, so a
-  primitive that wrote nothing cannot pass.
+  and linear resampling (with factors too, which oneDNN 3.13 computes from the
+  shapes, forward and backward); examples, then hypothesis properties over
+  small shapes. Outputs start as NaN, so a primitive that wrote nothing
+  cannot pass.
 * "format any" diff descriptors are answered by ``diff_src_desc()``,
-  ``diff_weights_desc()`` and ``diff_dst_desc()``, and a run through them
-  gives the same gradients.
+  ``diff_weights_desc()`` and ``diff_dst_desc()`` (plain here), and a run
+  through them gives the same gradients.
 * The hint: another kind's descriptor, one made for inference or closed is
-  refused before oneDNN sees it. A hint of another eltwise algorithm, softmax
-  axis or algorithm, or shuffle group is taken by oneDNN 3.13: the backward
-  primitive computes what its own arguments say (shown here, so that the day
-  oneDNN starts refusing it a test says so).
-* A refusal by oneDNN names the argument at fault (``diff_dst_desc`` of
-  another shape, an axis past the last).
+  refused before oneDNN sees it, and the descriptor keeps it alive. A hint of
+  another eltwise algorithm, softmax axis or algorithm, or shuffle group is
+  taken by oneDNN 3.13: the backward primitive computes what its own
+  arguments say (shown here, so that the day oneDNN starts refusing it a test
+  says so).
+* A refusal by oneDNN names the argument at fault, with the backward
+  arguments' names; the refusals explained are exactly oneDNN's (properties).
+  Softmax gradients of another shape than dst, and PReLU diff_weights of
+  another shape than the weights, which oneDNN 3.13 takes (strict xfails
+  show it), are refused before oneDNN.
 """
 
 from __future__ import annotations

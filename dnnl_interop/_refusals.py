@@ -58,7 +58,10 @@ def explain(kind: str, status: int, engine_kind: EngineKind | None, descs: _Desc
     if any(_has_runtime_dims(desc) for desc in descs.values()):
         return None  # placeholders: oneDNN's rules for them differ
     if status == Status.INVALID_ARGUMENTS:
-        check = _CHECKS.get(kind)
+        # Every backward creator, and no forward one, takes diff_dst_desc: a backward kind
+        # shares its forward kind's name but not its arguments' names.
+        checks = _BACKWARD_CHECKS if "diff_dst_desc" in descs else _CHECKS
+        check = checks.get(kind)
         return check(descs, params) if check is not None else None
     if status == Status.UNIMPLEMENTED:
         return data_type_reason(engine_kind, descs)
@@ -489,4 +492,80 @@ _CHECKS: dict[str, Callable[[_Descs, _Params], str | None]] = {
     "prelu": _prelu,
     "shuffle": _shuffle,
     "lrn": _same_as_src("lrn", 2),
+}
+
+
+# --- backward kinds (their arguments named as in C++: diff_src_desc, diff_dst_desc, ...) ----------
+
+
+def _eltwise_backward(descs: _Descs, params: _Params) -> str | None:
+    alg, alpha, beta = params["algorithm"], params["alpha"], params["beta"]
+    if alg == AlgKind.ELTWISE_ROUND:
+        return "algorithm: ELTWISE_ROUND has no gradient (oneDNN computes it forward only)"
+    if alg in (AlgKind.ELTWISE_RELU_USE_DST_FOR_BWD, AlgKind.ELTWISE_ELU_USE_DST_FOR_BWD) and alpha < 0:
+        return (f"alpha: {alpha} with {alg.name}; from dst the gradient is known only for alpha >= 0 "
+                f"(use {alg.name.removesuffix('_USE_DST_FOR_BWD')} and the forward's src instead)")
+    if alg in (AlgKind.ELTWISE_CLIP, AlgKind.ELTWISE_CLIP_V2, AlgKind.ELTWISE_CLIP_V2_USE_DST_FOR_BWD) and beta < alpha:
+        return f"beta: {beta} is below alpha {alpha}; {alg.name} clips to [alpha, beta]"
+    # data_desc may be "any" here (oneDNN 3.13 then chooses a plain layout).
+    return _same_shape(descs, "data_desc", "diff_src_desc", "diff_dst_desc",
+                       rule="an eltwise gradient has its data's shape")
+
+
+def _softmax_backward(descs: _Descs, params: _Params) -> str | None:
+    dst, axis = descs["dst_desc"], params["axis"]
+    if axis >= dst.ndim:
+        return (f"axis: {axis} is out of range for dst_desc's {dst.ndim} dimensions {_shape(dst)} "
+                f"(0 to {dst.ndim - 1})")
+    return _not_any(descs, "dst_desc") or _same_shape(
+        descs, "dst_desc", "diff_src_desc", "diff_dst_desc", rule="a softmax gradient has dst's shape")
+
+
+def _prelu_backward(descs: _Descs, params: _Params) -> str | None:
+    # src_desc may be "any" here (oneDNN 3.13 then chooses a plain layout).
+    src, weights = descs["src_desc"], descs["weights_desc"]
+    if weights.ndim != src.ndim or any(w not in (1, s) for w, s in zip(weights.shape, src.shape, strict=True)):
+        return (f"weights_desc: shape {_shape(weights)} does not broadcast to src_desc's {_shape(src)} "
+                "(the same number of dimensions, each src's or 1)")
+    return _first(
+        lambda: _same_shape(descs, "src_desc", "diff_src_desc", "diff_dst_desc",
+                            rule="a PReLU's gradients have src's shape"),
+        lambda: _same_shape(descs, "weights_desc", "diff_weights_desc", rule="diff_weights has the weights' shape"),
+    )
+
+
+def _shuffle_backward(descs: _Descs, params: _Params) -> str | None:
+    diff_dst, axis, group = descs["diff_dst_desc"], params["axis"], params["group_size"]
+    if axis >= diff_dst.ndim:
+        return (f"axis: {axis} is out of range for diff_dst_desc's {diff_dst.ndim} dimensions {_shape(diff_dst)} "
+                f"(0 to {diff_dst.ndim - 1})")
+    size = diff_dst.shape[axis]
+    if not 0 < group <= size:
+        return f"group_size: {group}; it must be from 1 to diff_dst_desc's {size} at axis {axis}"
+    if size % group:
+        return f"group_size: {group} does not divide diff_dst_desc's {size} at axis {axis}"
+    return _same_shape(descs, "diff_dst_desc", "diff_src_desc", rule="a shuffle keeps the shape")
+
+
+def _resampling_backward(descs: _Descs, params: _Params) -> str | None:
+    diff_src, diff_dst = descs["diff_src_desc"], descs["diff_dst_desc"]
+    reason = _ndims_in(descs, "diff_src_desc", (3, 4, 5), "resampling")
+    if reason is not None:
+        return reason
+    if diff_src.ndim != diff_dst.ndim:
+        return _ndims_differ("diff_dst_desc", diff_dst, "diff_src_desc", diff_src.ndim)
+    for i in (0, 1):
+        if diff_src.shape[i] != diff_dst.shape[i]:
+            name = "batch" if i == 0 else "channels"
+            return (f"diff_dst_desc: {name} {diff_dst.shape[i]} (dim {i}) does not match diff_src_desc's "
+                    f"{diff_src.shape[i]} (dim {i})")
+    return None
+
+
+_BACKWARD_CHECKS: dict[str, Callable[[_Descs, _Params], str | None]] = {
+    "eltwise": _eltwise_backward,
+    "softmax": _softmax_backward,
+    "prelu": _prelu_backward,
+    "shuffle": _shuffle_backward,
+    "resampling": _resampling_backward,
 }

@@ -363,11 +363,17 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "ShuffleForwardDesc": lambda d: dnnl.ShuffleForwardDesc(d, d, 1, 2),
     "LRNForwardDesc": lambda d: dnnl.LRNForwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, 3, 1e-4, 0.75),
     "ReorderDesc": lambda d: dnnl.ReorderDesc(d, d, d),  # the order of dnnl.reorder(src, dst, engine)
+    "EltwiseBackwardDesc": lambda d: dnnl.EltwiseBackwardDesc(AlgKind.ELTWISE_RELU, d, d, d, None),
+    "SoftmaxBackwardDesc": lambda d: dnnl.SoftmaxBackwardDesc(AlgKind.SOFTMAX_ACCURATE, d, d, d, 1, None),
+    "PReLUBackwardDesc": lambda d: dnnl.PReLUBackwardDesc(d, d, d, d, d, None),
+    "ShuffleBackwardDesc": lambda d: dnnl.ShuffleBackwardDesc(d, d, 1, 2, None),
+    "ResamplingBackwardDesc": lambda d: dnnl.ResamplingBackwardDesc(AlgKind.RESAMPLING_NEAREST, d, d, None),
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",
        "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward",
-       "ReorderDesc": "reorder"}
+       "ReorderDesc": "reorder",
+       "EltwiseBackwardDesc": "eltwise_backward", "ShuffleBackwardDesc": "shuffle_backward"}
 
 
 @pytest.mark.parametrize("name", list(NO_ENGINE))

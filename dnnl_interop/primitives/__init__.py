@@ -1,4 +1,4 @@
-"""The forward primitives: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
+"""The primitives, forward and backward: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
 as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 
 =================================  ==========================================
@@ -9,7 +9,9 @@ as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 ``convolution_forward``            :class:`ConvolutionForwardDesc`
 ``deconvolution_forward``          :class:`DeconvolutionForwardDesc`
 ``eltwise_forward``                :class:`EltwiseForwardDesc`
+``eltwise_backward``               :class:`EltwiseBackwardDesc`
 ``softmax_forward``                :class:`SoftmaxForwardDesc`
+``softmax_backward``               :class:`SoftmaxBackwardDesc`
 ``binary`` (and ``select``)        :class:`BinaryDesc`
 ``pooling_forward``                :class:`PoolingForwardDesc`
 ``batch_normalization_forward``    :class:`BatchNormalizationForwardDesc`
@@ -17,10 +19,13 @@ as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 ``group_normalization_forward``    :class:`GroupNormalizationForwardDesc`
 ``reduction``                      :class:`ReductionDesc`
 ``resampling_forward``             :class:`ResamplingForwardDesc`
+``resampling_backward``            :class:`ResamplingBackwardDesc`
 ``concat``                         :class:`ConcatDesc`
 ``sum``                            :class:`SumDesc`
 ``prelu_forward``                  :class:`PReLUForwardDesc`
+``prelu_backward``                 :class:`PReLUBackwardDesc`
 ``shuffle_forward``                :class:`ShuffleForwardDesc`
+``shuffle_backward``               :class:`ShuffleBackwardDesc`
 ``lrn_forward``                    :class:`LRNForwardDesc`
 ``reorder``                        :class:`ReorderDesc`
 =================================  ==========================================
@@ -31,17 +36,34 @@ in its order, engine first; the optional ones are keywords (``bias_desc``,
 and answers its queries (``src_desc()``, ``weights_desc()``, ``dst_desc()``,
 ``arg_desc(arg)``, ...): they are documented there once.
 ``Primitive(pd)`` makes the primitive. Each kind is importable from the
-package too: ``dnnl_interop.MatmulDesc``.
+package too: ``dnnl_interop.MatmulDesc``. A backward kind takes
+``hint_fwd_pd``, the forward kind's descriptor made with
+``prop_kind=PropKind.FORWARD_TRAINING`` on the same engine, and answers
+``diff_src_desc()``, ``diff_dst_desc()`` and ``diff_weights_desc()``.
 """
 
 from __future__ import annotations
 
 from ._combining import BinaryDesc, ConcatDesc, ReductionDesc, ReorderDesc, SumDesc
 from ._convolutions import ConvolutionForwardDesc, DeconvolutionForwardDesc
-from ._elementwise import EltwiseForwardDesc, PReLUForwardDesc, SoftmaxForwardDesc
+from ._elementwise import (
+    EltwiseBackwardDesc,
+    EltwiseForwardDesc,
+    PReLUBackwardDesc,
+    PReLUForwardDesc,
+    SoftmaxBackwardDesc,
+    SoftmaxForwardDesc,
+)
 from ._normalizations import BatchNormalizationForwardDesc, GroupNormalizationForwardDesc, LayerNormalizationForwardDesc
 from ._products import InnerProductForwardDesc, MatmulDesc
-from ._spatial import LRNForwardDesc, PoolingForwardDesc, ResamplingForwardDesc, ShuffleForwardDesc
+from ._spatial import (
+    LRNForwardDesc,
+    PoolingForwardDesc,
+    ResamplingBackwardDesc,
+    ResamplingForwardDesc,
+    ShuffleBackwardDesc,
+    ShuffleForwardDesc,
+)
 
 __all__ = [
     "MatmulDesc",
@@ -49,12 +71,17 @@ __all__ = [
     "ConvolutionForwardDesc",
     "DeconvolutionForwardDesc",
     "EltwiseForwardDesc",
+    "EltwiseBackwardDesc",
     "SoftmaxForwardDesc",
+    "SoftmaxBackwardDesc",
     "PReLUForwardDesc",
+    "PReLUBackwardDesc",
     "PoolingForwardDesc",
     "ResamplingForwardDesc",
+    "ResamplingBackwardDesc",
     "LRNForwardDesc",
     "ShuffleForwardDesc",
+    "ShuffleBackwardDesc",
     "BatchNormalizationForwardDesc",
     "LayerNormalizationForwardDesc",
     "GroupNormalizationForwardDesc",

@@ -107,6 +107,11 @@ class _Kind(PrimitiveDesc):
 
     __slots__ = ()
     _kind = ""  # the primitive's name in messages
+    _cpp = ""  # the C++ class in messages, when not the forward one _CPP_NAMES gives for _kind
+
+    @classmethod
+    def _cpp_name(cls) -> str:
+        return cls._cpp or _CPP_NAMES.get(cls._kind, cls._kind)
 
     def __new__(cls, *args: object, **kwargs: object) -> _Kind:
         # Before __init__ binds the arguments: a kind called without its engine
@@ -115,7 +120,7 @@ class _Kind(PrimitiveDesc):
             raise TypeError(
                 f"engine: expected a dnnl_interop.Engine as the first argument of {cls.__name__}, got "
                 f"{type(args[0]).__name__}; the engine comes first, as in C++ "
-                f"dnnl::{_CPP_NAMES.get(cls._kind, cls._kind)}::primitive_desc(engine, ...): "
+                f"dnnl::{cls._cpp_name()}::primitive_desc(engine, ...): "
                 f"{cls.__name__}(engine, ...)"
             )
         return super().__new__(cls)
@@ -199,7 +204,7 @@ class _Backward(_Kind):
         """``hint_fwd_pd`` if it can guide this backward kind: the forward kind's
         descriptor, made for training, on ``engine``; an exception that says why not."""
         forward = self._forward
-        cpp = _CPP_NAMES.get(self._kind, self._kind)
+        cpp = self._cpp_name()
         if not isinstance(hint_fwd_pd, forward):
             raise TypeError(
                 f"hint_fwd_pd: expected a dnnl_interop.{forward.__name__} (the forward primitive descriptor of "

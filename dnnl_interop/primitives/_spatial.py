@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._attr import PrimitiveAttr, _float
 from .._engine import Engine
@@ -10,9 +11,19 @@ from .._enums import AlgKind, PropKind
 from .._ffi import ffi
 from .._memory_desc import MemoryDesc
 from .._validate import count_argument
-from ._kind import _INFERENCE, _algorithm, _c_int, _dims, _Kind, _prop_kind, _spatial
+from ._kind import _INFERENCE, _algorithm, _Backward, _c_int, _dims, _Kind, _prop_kind, _spatial
 
-__all__ = ["PoolingForwardDesc", "ResamplingForwardDesc", "LRNForwardDesc", "ShuffleForwardDesc"]
+if TYPE_CHECKING:
+    from .._ffi import CData
+
+__all__ = [
+    "PoolingForwardDesc",
+    "ResamplingForwardDesc",
+    "ResamplingBackwardDesc",
+    "LRNForwardDesc",
+    "ShuffleForwardDesc",
+    "ShuffleBackwardDesc",
+]
 
 
 class PoolingForwardDesc(_Kind):
@@ -91,16 +102,67 @@ class ResamplingForwardDesc(_Kind):
         attr: PrimitiveAttr | None = None,
     ) -> None:
         prop, alg = _prop_kind(prop_kind), _algorithm(algorithm, "RESAMPLING_", "resampling")
-        c_factors = ffi.NULL
-        if factors is not None:
-            n = _spatial(src_desc, "src_desc")
-            if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or len(factors) != n:
-                raise ValueError(f"factors: expected {n} numbers, one per spatial dimension, got {factors!r}")
-            c_factors = ffi.new("float[]", [_float(f, f"factors[{i}]") for i, f in enumerate(factors)])
+        c_factors = _factors(factors, src_desc, "src_desc")
         self._create(
             "dnnl_resampling_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), int(alg), c_factors, src, dst, a),
+        )
+
+
+def _factors(factors: Sequence[float] | None, desc: object, what: str) -> CData:
+    """``factors`` as the ``const float *`` oneDNN takes, one per spatial dimension of ``desc``
+    (NULL for None: the shapes say)."""
+    if factors is None:
+        return ffi.NULL
+    n = _spatial(desc, what)
+    if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or len(factors) != n:
+        raise ValueError(f"factors: expected {n} numbers, one per spatial dimension, got {factors!r}")
+    return ffi.new("float[]", [_float(f, f"factors[{i}]") for i, f in enumerate(factors)])
+
+
+class ResamplingBackwardDesc(_Backward):
+    """``dnnl::resampling_backward::primitive_desc``: the gradient of nearest or linear
+    resampling, ``ARG_DIFF_SRC`` from ``ARG_DIFF_DST`` (each source element gathers the
+    gradients of the destination elements it contributed to, with the same weights).
+    ``factors`` as in the forward (one per spatial dimension; None: the shapes say; oneDNN
+    3.13's CPU engine computes from the shapes either way). ``diff_src_desc`` and
+    ``diff_dst_desc`` may be "format any".
+
+    Raises:
+        TypeError: an argument is of another type (``hint_fwd_pd`` not a
+            :class:`ResamplingForwardDesc`).
+        ValueError: ``factors`` has another length than the spatial dimensions, ``algorithm`` is
+            not a resampling one, or ``hint_fwd_pd`` was made for inference or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "resampling"
+    _cpp = "resampling_backward"
+    _forward = ResamplingForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        diff_src_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        hint_fwd_pd: ResamplingForwardDesc,
+        *,
+        factors: Sequence[float] | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        alg = _algorithm(algorithm, "RESAMPLING_", "resampling")
+        c_factors = _factors(factors, diff_src_desc, "diff_src_desc")
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_resampling_backward_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, diff_dst, h, a: (e, int(alg), c_factors, diff_src, diff_dst, h, a),
+            hint=hint,
         )
 
 
@@ -176,4 +238,45 @@ class ShuffleForwardDesc(_Kind):
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), src, dst, axis_, group, a),
             {"axis": axis_, "group_size": group},
+        )
+
+
+class ShuffleBackwardDesc(_Backward):
+    """``dnnl::shuffle_backward::primitive_desc``: the gradient of a channel shuffle along ``axis``
+    in groups of ``group_size`` (the forward's arguments): ``ARG_DIFF_DST`` shuffled back into
+    ``ARG_DIFF_SRC``. ``diff_src_desc`` and ``diff_dst_desc`` may be "format any".
+
+    Raises:
+        TypeError: an argument is of another type (``hint_fwd_pd`` not a :class:`ShuffleForwardDesc`).
+        ValueError: ``axis`` or ``group_size`` is negative (``axis`` past a C int), or ``hint_fwd_pd``
+            was made for inference or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the axis not a multiple of the group).
+        UnimplementedError: oneDNN has no implementation for these data types or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "shuffle"
+    _cpp = "shuffle_backward"
+    _forward = ShuffleForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        diff_src_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        axis: int,
+        group_size: int,
+        hint_fwd_pd: ShuffleForwardDesc,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        axis_, group = _c_int(axis, "axis"), count_argument(group_size, "group_size")
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_shuffle_backward_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, diff_dst, h, a: (e, diff_src, diff_dst, axis_, group, h, a),
+            {"axis": axis_, "group_size": group},
+            hint=hint,
         )

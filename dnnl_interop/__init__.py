@@ -152,7 +152,10 @@ _ELSEWHERE = {
                      "DeconvolutionForwardDesc", "EltwiseForwardDesc", "SoftmaxForwardDesc", "BinaryDesc",
                      "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
                      "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
-                     "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc"), "primitives"),
+                     "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc",
+                     "PoolingBackwardDesc", "LRNBackwardDesc", "BatchNormalizationBackwardDesc",
+                     "LayerNormalizationBackwardDesc", "GroupNormalizationBackwardDesc", "workspace_memory"),
+                    "primitives"),
     **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
     "Version": "_library",
 }

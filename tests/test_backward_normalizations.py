@@ -29,7 +29,7 @@ import backward_normalizations_reference as bref
 import dnnl_interop as dnnl
 import onednn_reference as ref
 from dnnl_interop import AlgKind, NormalizationFlags, PropKind
-from gradients import assert_is_gradient, numerical_gradient, relative_error
+from gradients import assert_is_gradient, relative_error
 
 TRAINING = PropKind.FORWARD_TRAINING
 EXAMPLES = settings.default.max_examples
@@ -466,7 +466,8 @@ def test_a_workspace_of_another_forward_with_the_same_descriptor_is_refused(engi
 
 def test_an_equal_forward_descriptor_made_again_shares_the_workspace(engine, stream):
     fwd, _ = max_pooling(engine, (1, 2, 4, 4), 2)
-    again, bwd = max_pooling(engine, (1, 2, 4, 4), 2)
+    again, bwd = max_pooling(engine, (1, 2, 4, 4), 2)  # bwd's hint_fwd_pd is again, not fwd
+    assert again is not fwd
     workspace = dnnl.workspace_memory(fwd)
     x = distinct(np.random.default_rng(12), (1, 2, 4, 4))
     run(engine, stream, fwd, {dnnl.ARG_SRC: x}, workspace)
@@ -495,7 +496,7 @@ def test_workspace_memory_refuses_what_has_no_workspace(engine):
     avg = (AlgKind.POOLING_AVG_INCLUDE_PADDING, *args[1:])
     with pytest.raises(ValueError, match=r"needs no workspace \(workspace_desc\(\) is None\): execute it"):
         dnnl.workspace_memory(dnnl.PoolingForwardDesc(engine, *avg, prop_kind=TRAINING))
-    with pytest.raises(TypeError, match="fwd_pd: expected a dnnl_interop.PrimitiveDesc, got MemoryDesc"):
+    with pytest.raises(TypeError, match=r"fwd_pd: expected a dnnl_interop\.PrimitiveDesc, got MemoryDesc"):
         dnnl.workspace_memory(src)  # type: ignore[arg-type]
 
 
@@ -523,10 +524,10 @@ def test_the_backward_kinds_refuse_a_forward_prop_kind_and_another_kinds_hint(en
     with pytest.raises(ValueError, match="prop_kind: FORWARD_TRAINING is not a backward propagation"):
         dnnl.LayerNormalizationBackwardDesc(engine, src, src, src, EPS, NormalizationFlags.NONE, fwd,
                                             prop_kind=TRAINING)
-    with pytest.raises(TypeError, match="hint_fwd_pd: expected a dnnl_interop.GroupNormalizationForwardDesc"):
+    with pytest.raises(TypeError, match=r"hint_fwd_pd: expected a dnnl_interop\.GroupNormalizationForwardDesc"):
         dnnl.GroupNormalizationBackwardDesc(engine, src, src, src, 1, EPS, NormalizationFlags.NONE, fwd)
     inference = dnnl.LRNForwardDesc(engine, AlgKind.LRN_ACROSS_CHANNELS, src, src, 3, ALPHA, BETA, K)
-    with pytest.raises(ValueError, match="hint_fwd_pd: the forward lrn was made for PropKind.FORWARD_INFERENCE"):
+    with pytest.raises(ValueError, match=r"hint_fwd_pd: the forward lrn was made for PropKind\.FORWARD_INFERENCE"):
         dnnl.LRNBackwardDesc(engine, AlgKind.LRN_ACROSS_CHANNELS, src, src, src, 3, ALPHA, BETA, K, inference)
 
 

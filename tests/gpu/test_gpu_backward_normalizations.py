@@ -63,7 +63,8 @@ def test_max_pooling_keeps_its_workspace_here_too(engine, stream):
         run(engine, stream, bwd, {dnnl.ARG_DIFF_DST: np.zeros((1, 2, 2, 2))})
     other_fwd, _ = pooling_descs(engine, "MAX", (1, 2, 5, 5), (3, 3), (2, 2), (0, 0), (0, 0))
     # Refused whether its workspace's descriptor is the same here or not (by descriptor, or as another forward's).
-    with pytest.raises(ValueError, match=r"allocated for the forward pooling descriptor of src MemoryDesc\(\(1, 2, 5, 5\)"):
+    with pytest.raises(ValueError, match=r"allocated for the forward pooling descriptor of src "
+                       r"MemoryDesc\(\(1, 2, 5, 5\)"):
         run(engine, stream, bwd, {dnnl.ARG_DIFF_DST: np.zeros((1, 2, 2, 2))}, dnnl.workspace_memory(other_fwd))
     x = distinct(np.random.default_rng(4), (1, 2, 4, 4))
     workspace = dnnl.workspace_memory(fwd)

@@ -362,6 +362,13 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "PReLUForwardDesc": lambda d: dnnl.PReLUForwardDesc(d, d, d),
     "ShuffleForwardDesc": lambda d: dnnl.ShuffleForwardDesc(d, d, 1, 2),
     "LRNForwardDesc": lambda d: dnnl.LRNForwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, 3, 1e-4, 0.75),
+    "PoolingBackwardDesc": lambda d: dnnl.PoolingBackwardDesc(AlgKind.POOLING_MAX, d, d, [1, 1], [1, 1], [0, 0],
+                                                              [0, 0], None),
+    "LRNBackwardDesc": lambda d: dnnl.LRNBackwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, d, 3, 1e-4, 0.75, 1.0,
+                                                      None),
+    "BatchNormalizationBackwardDesc": lambda d: dnnl.BatchNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
+    "LayerNormalizationBackwardDesc": lambda d: dnnl.LayerNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
+    "GroupNormalizationBackwardDesc": lambda d: dnnl.GroupNormalizationBackwardDesc(d, d, d, 2, 1e-5, 0, None),
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",

@@ -10,6 +10,7 @@ execute, which takes dependencies.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -17,7 +18,7 @@ from . import _stream
 from ._args import ARGS, Arg
 from ._array_events import OclExecute, arrays_behind, execute_over_arrays
 from ._buffers import array_types
-from ._enums import DataType
+from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
@@ -26,7 +27,7 @@ from ._owned import Owned
 from ._runtime import ENGINE_NAMES
 from ._stream import Stream
 from ._validate import row_major_strides
-from .errors import ClosedObjectError, InvalidArgumentsError, Status
+from .errors import ClosedObjectError, InvalidArgumentsError, Status, make_error
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -149,7 +150,10 @@ def submit(
         if required:  # usually none; oneDNN would read these through NULL
             for index in required:
                 if args.get(index) is None:
-                    raise _missing(name, required, items)
+                    raise _missing_workspace(name, primitive) if index == _WORKSPACE else \
+                        _missing(name, required, items)
+            if _WORKSPACE in required:
+                _refuse_other_forward(primitive, cast(Memory, args[_WORKSPACE]))
         if array_types and (call is _plain_execute or type(call) is OclExecute):
             # A memory over a pyopencl Array exists: order the work with the events of those given.
             status = execute_over_arrays(call, stream, items, array_types[0], c_primitive, c_stream,
@@ -207,6 +211,8 @@ def _refuse(
     # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
     # memory where oneDNN chose a padded blocked one is smaller), and the layout error names the fix.
     too_small = memory._size < sizes.get(index, 0)
+    if index == _WORKSPACE and expected is not None and (expected != given or too_small):
+        raise ValueError(_other_workspace(what, memory, primitive))
     if expected is not None and (expected != given or too_small):
         raise ValueError(_other_layout(what, index, memory, expected, primitive))
     if too_small:
@@ -306,6 +312,167 @@ def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
         "('a', 'ab', ...)"
     )
 
+
+
+# --- workspaces: what a forward training execution writes for its backward one ---------------------
+
+_WORKSPACE = lib.DNNL_ARG_WORKSPACE
+_PD_TYPE = ffi.typeof("const_dnnl_primitive_desc_t")
+
+
+class WorkspaceOrigin:
+    """What the binding remembers of a workspace it allocated (``workspace_memory``):
+    the forward descriptor it was made for (weakly), how messages name it, what makes
+    another forward descriptor interchangeable with it (``forward_signature``), and
+    the primitives already found to be of that forward."""
+
+    __slots__ = ("forward", "described", "signature", "accepted")
+
+    def __init__(self, forward: object, described: str, signature: tuple[object, ...]) -> None:
+        self.forward = weakref.ref(forward)
+        self.described, self.signature = described, signature
+        self.accepted: weakref.WeakSet[object] = weakref.WeakSet()
+
+
+# The workspaces the binding allocated, by memory (a plain Memory of the same descriptor has none).
+workspace_origins: weakref.WeakKeyDictionary[Memory, WorkspaceOrigin] = weakref.WeakKeyDictionary()
+
+
+def _query_md(pd: CData, query: int) -> MemoryDesc | None:
+    md = lib.dnnl_primitive_desc_query_md(pd, query, 0)
+    return None if md == _NULL or not lib.dnnl_memory_desc_get_size(md) else MemoryDesc._of(md)
+
+
+def _query(pd: CData, query: int, ctype: str) -> Any:
+    out = _new(ctype)
+    return out[0] if not lib.dnnl_primitive_desc_query(pd, query, 0, out) else None
+
+
+def forward_signature(pd: CData) -> tuple[object, ...]:
+    """What makes two forward training descriptors write the same workspace: the kind,
+    algorithm, flags, implementation, descriptors and every parameter oneDNN answers
+    (pooling's strides, kernel, dilation and padding; LRN's size, alpha, beta and k; epsilon)."""
+    found: list[object] = []
+    for query in (lib.dnnl_query_primitive_kind, lib.dnnl_query_prop_kind, lib.dnnl_query_alg_kind):
+        found.append(_query(pd, query, "int *"))
+    found.append(_query(pd, lib.dnnl_query_flags, "unsigned *"))
+    impl = _query(pd, lib.dnnl_query_impl_info_str, "const char **")
+    found.append(None if impl is None or impl == _NULL else ffi.string(impl))
+    src = _query_md(pd, lib.dnnl_query_src_md)
+    for query in (lib.dnnl_query_src_md, lib.dnnl_query_dst_md, lib.dnnl_query_workspace_md):
+        desc = src if query == lib.dnnl_query_src_md else _query_md(pd, query)
+        found.append(None if desc is None else desc._layout)
+    spatial = max(src.ndim - 2, 0) if src is not None else 0
+    for query in (lib.dnnl_query_strides, lib.dnnl_query_kernel, lib.dnnl_query_dilations,
+                  lib.dnnl_query_padding_l, lib.dnnl_query_padding_r):
+        dims = _query(pd, query, "dnnl_dims_t **")
+        found.append(None if dims is None or dims == _NULL else tuple(dims[0][0:spatial]))
+    found.append(_query(pd, lib.dnnl_query_local_size_s64, "int64_t *"))
+    for query in (lib.dnnl_query_alpha_f32, lib.dnnl_query_beta_f32, lib.dnnl_query_k_f32,
+                  lib.dnnl_query_epsilon_f32):
+        found.append(_query(pd, query, "float *"))
+    return tuple(found)
+
+
+def described_forward(pd: CData) -> str:
+    """How messages name a forward descriptor: its kind and descriptors."""
+    kind = _query(pd, lib.dnnl_query_primitive_kind, "int *")
+    name = PrimitiveKind(kind).name.lower().replace("_", " ") if kind in PrimitiveKind._value2member_map_ else "a"
+    parts = [f"{what} {desc!r}" for what, desc in (
+        ("src", _query_md(pd, lib.dnnl_query_src_md)), ("dst", _query_md(pd, lib.dnnl_query_dst_md)),
+        ("workspace", _query_md(pd, lib.dnnl_query_workspace_md))) if desc is not None]
+    return f"the forward {name} descriptor of {', '.join(parts)}"
+
+
+def _primitive_pd(primitive: Executable | None) -> CData | None:
+    handle = getattr(primitive, "_handle", None)
+    if handle is None or ffi.typeof(handle) is not _PRIMITIVE_TYPE:
+        return None
+    pd = _new("const_dnnl_primitive_desc_t *")
+    return None if lib.dnnl_primitive_get_primitive_desc(handle, pd) else pd[0]
+
+
+def _is_backward(pd: CData) -> bool:
+    return _query(pd, lib.dnnl_query_prop_kind, "int *") in (PropKind.BACKWARD, PropKind.BACKWARD_DATA,
+                                                             PropKind.BACKWARD_WEIGHTS, PropKind.BACKWARD_BIAS)
+
+
+def _forward_of(primitive: Executable, pd: CData) -> tuple[CData, object] | None:
+    """The forward descriptor whose workspace ``primitive`` (of descriptor ``pd``) writes
+    or reads, and the object of this binding holding it: the primitive's own for a
+    forward one, the ``hint_fwd_pd`` it keeps for a backward one (None if it keeps none)."""
+    if not _is_backward(pd):
+        return pd, primitive
+    for held in primitive._keep:
+        handle = getattr(held, "_handle", None) if isinstance(held, Owned) else None
+        if handle is not None and getattr(type(held), "_ctype", "") == "dnnl_primitive_desc_t":
+            return handle, held
+    return None
+
+
+def _refuse_other_forward(primitive: Executable, memory: Memory) -> None:
+    """A workspace the binding allocated for one forward descriptor, given to a primitive of
+    another whose workspace has the same descriptor (oneDNN would use it: wrong gradients)."""
+    origin = workspace_origins.get(memory)
+    if origin is None or primitive in origin.accepted:
+        return
+    pd = _primitive_pd(primitive)
+    forward = None if pd is None else _forward_of(primitive, pd)
+    if forward is not None and forward[1] is not origin.forward() and forward_signature(forward[0]) != origin.signature:
+        role = "backward primitive was made with hint_fwd_pd" if forward[1] is not primitive else "primitive is of"
+        raise ValueError(
+            f"{_arg_name(_WORKSPACE)}: this workspace was allocated for {origin.described}, but this {role} "
+            f"{described_forward(forward[0])}, another forward (its workspace has the same descriptor, but "
+            "holds other positions: the gradients would be wrong without an error). Give the workspace "
+            "allocated for this primitive's own forward descriptor and written by its forward execution "
+            "(dnnl_interop.workspace_memory(fwd_pd))"
+        )
+    origin.accepted.add(primitive)
+
+
+def _missing_workspace(name: str, primitive: Executable) -> Exception:
+    """The error for a forward training or backward execute without the workspace it needs."""
+    pd = _primitive_pd(primitive)
+    desc = None if pd is None else _query_md(pd, lib.dnnl_query_workspace_md)
+    shown = "" if desc is None else f" ({desc!r})"
+    if pd is not None and _is_backward(pd):
+        detail = (
+            f"{_arg_name(_WORKSPACE)}: this backward primitive reads the workspace{shown} its forward training "
+            "execution wrote, and none is given: give the memory that execution had as ARG_WORKSPACE "
+            "(dnnl_interop.workspace_memory(hint_fwd_pd) allocates it for the forward)"
+        )
+    else:
+        detail = (
+            f"{_arg_name(_WORKSPACE)}: this forward training primitive writes a workspace{shown} for its "
+            "backward pass, and none is given: allocate it with dnnl_interop.workspace_memory(fwd_pd) (or "
+            "Memory(fwd_pd.workspace_desc(), engine)), give it here, then give the same memory to the backward "
+            "execution"
+        )
+    return make_error(Status.INVALID_ARGUMENTS, name, detail, detail)
+
+
+def _other_workspace(what: str, memory: Memory, primitive: Executable | None) -> str:
+    """The message for a workspace whose descriptor is not the one the primitive reads or writes."""
+    origin = workspace_origins.get(memory)
+    made = f"allocated for {origin.described}" if origin is not None else \
+        "not allocated by dnnl_interop.workspace_memory, so the forward it came from is unknown"
+    pd = _primitive_pd(primitive)
+    if pd is None:
+        return f"{what}: the workspace, {memory.desc!r} ({made}), is not the one this primitive uses"
+    expected = _query_md(pd, lib.dnnl_query_workspace_md)
+    forward = _forward_of(cast(Executable, primitive), pd)
+    if _is_backward(pd):
+        whose = f"made with hint_fwd_pd, {described_forward(forward[0])}" if forward is not None else "made"
+        return (
+            f"{what}: the workspace is {memory.desc!r}, {made}; this backward primitive, {whose}, reads "
+            f"{expected!r}. oneDNN would read it as that one and the gradients would be wrong without an error: "
+            "give the workspace that hint_fwd_pd's forward training execution wrote "
+            "(dnnl_interop.workspace_memory(hint_fwd_pd) allocates it)"
+        )
+    return (
+        f"{what}: the workspace is {memory.desc!r}, {made}; this forward training primitive writes "
+        f"{expected!r}: give dnnl_interop.workspace_memory(fwd_pd) of its own descriptor"
+    )
 
 
 def _explain(

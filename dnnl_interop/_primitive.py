@@ -1083,7 +1083,8 @@ def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
 def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: dict[int, tuple[object, ...]]) -> None:
     """Record the execute arguments ``obj`` describes: their sizes, layouts, and
     the ones oneDNN reads without checking they are given (through NULL: a
-    crash), which execute checks first: scales, zero points, a user scratchpad."""
+    crash), which execute checks first: scales, zero points, a user scratchpad;
+    and a workspace, whose absence execute explains."""
     obj._arg_sizes, obj._arg_layouts = sizes, layouts
     obj._required = tuple(index for index, layout in layouts.items()
-                          if layout[0] == VALUES or index == lib.DNNL_ARG_SCRATCHPAD)
+                          if layout[0] == VALUES or index in (lib.DNNL_ARG_SCRATCHPAD, lib.DNNL_ARG_WORKSPACE))

@@ -19,6 +19,7 @@ refusal (the caller then keeps its generic message).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -562,10 +563,36 @@ def _resampling_backward(descs: _Descs, params: _Params) -> str | None:
     return None
 
 
+def _pooling_backward(descs: _Descs, params: _Params) -> str | None:
+    """The forward's rules, between diff_src (src's shape) and diff_dst (dst's)."""
+    reason = _pooling({"src_desc": descs["diff_src_desc"], "dst_desc": descs["diff_dst_desc"]}, params)
+    if reason is None:
+        return None
+    return re.sub(r"\b(src_desc|dst_desc)\b", r"diff_\1", reason)
+
+
+def _normalization_backward(kind: str, minimum_ndims: int) -> Callable[[_Descs, _Params], str | None]:
+    def check(descs: _Descs, params: _Params) -> str | None:
+        src = descs["src_desc"]
+        if src.ndim < minimum_ndims:
+            return f"src_desc: {src.ndim} dimensions {_shape(src)}; {_a(kind)} takes {minimum_ndims} or more"
+        groups = params.get("groups")
+        if isinstance(groups, int) and src.ndim >= 2 and (not 0 < groups <= src.shape[1] or src.shape[1] % groups):
+            return f"groups: {groups} does not divide src_desc's {src.shape[1]} channels (dim 1)"
+        return _not_any(descs, "src_desc") or _same_shape(
+            descs, "src_desc", "diff_src_desc", "diff_dst_desc", rule=f"the gradients of {_a(kind)} have src's shape")
+    return check
+
+
 _BACKWARD_CHECKS: dict[str, Callable[[_Descs, _Params], str | None]] = {
     "eltwise": _eltwise_backward,
     "softmax": _softmax_backward,
     "prelu": _prelu_backward,
     "shuffle": _shuffle_backward,
     "resampling": _resampling_backward,
+    "pooling": _pooling_backward,
+    "batch normalization": _normalization_backward("batch normalization", 2),
+    "layer normalization": _normalization_backward("layer normalization", 2),
+    "group normalization": _normalization_backward("group normalization", 2),
+    "lrn": _normalization_backward("lrn", 2),
 }

@@ -368,12 +368,20 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "PReLUBackwardDesc": lambda d: dnnl.PReLUBackwardDesc(d, d, d, d, d, None),
     "ShuffleBackwardDesc": lambda d: dnnl.ShuffleBackwardDesc(d, d, 1, 2, None),
     "ResamplingBackwardDesc": lambda d: dnnl.ResamplingBackwardDesc(AlgKind.RESAMPLING_NEAREST, d, d, None),
+    "PoolingBackwardDesc": lambda d: dnnl.PoolingBackwardDesc(AlgKind.POOLING_MAX, d, d, [1, 1], [1, 1], [0, 0],
+                                                              [0, 0], None),
+    "LRNBackwardDesc": lambda d: dnnl.LRNBackwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, d, 3, 1e-4, 0.75, 1.0,
+                                                      None),
+    "BatchNormalizationBackwardDesc": lambda d: dnnl.BatchNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
+    "LayerNormalizationBackwardDesc": lambda d: dnnl.LayerNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
+    "GroupNormalizationBackwardDesc": lambda d: dnnl.GroupNormalizationBackwardDesc(d, d, d, 2, 1e-5, 0, None),
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",
        "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward",
        "ReorderDesc": "reorder",
-       "EltwiseBackwardDesc": "eltwise_backward", "ShuffleBackwardDesc": "shuffle_backward"}
+       "EltwiseBackwardDesc": "eltwise_backward", "ShuffleBackwardDesc": "shuffle_backward",
+       "PoolingBackwardDesc": "pooling_backward", "GroupNormalizationBackwardDesc": "group_normalization_backward"}
 
 
 @pytest.mark.parametrize("name", list(NO_ENGINE))

@@ -14,9 +14,13 @@ as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 ``softmax_backward``               :class:`SoftmaxBackwardDesc`
 ``binary`` (and ``select``)        :class:`BinaryDesc`
 ``pooling_forward``                :class:`PoolingForwardDesc`
+``pooling_backward``               :class:`PoolingBackwardDesc`
 ``batch_normalization_forward``    :class:`BatchNormalizationForwardDesc`
+``batch_normalization_backward``   :class:`BatchNormalizationBackwardDesc`
 ``layer_normalization_forward``    :class:`LayerNormalizationForwardDesc`
+``layer_normalization_backward``   :class:`LayerNormalizationBackwardDesc`
 ``group_normalization_forward``    :class:`GroupNormalizationForwardDesc`
+``group_normalization_backward``   :class:`GroupNormalizationBackwardDesc`
 ``reduction``                      :class:`ReductionDesc`
 ``resampling_forward``             :class:`ResamplingForwardDesc`
 ``resampling_backward``            :class:`ResamplingBackwardDesc`
@@ -27,6 +31,7 @@ as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 ``shuffle_forward``                :class:`ShuffleForwardDesc`
 ``shuffle_backward``               :class:`ShuffleBackwardDesc`
 ``lrn_forward``                    :class:`LRNForwardDesc`
+``lrn_backward``                   :class:`LRNBackwardDesc`
 ``reorder``                        :class:`ReorderDesc`
 =================================  ==========================================
 
@@ -38,8 +43,10 @@ and answers its queries (``src_desc()``, ``weights_desc()``, ``dst_desc()``,
 ``Primitive(pd)`` makes the primitive. Each kind is importable from the
 package too: ``dnnl_interop.MatmulDesc``. A backward kind takes
 ``hint_fwd_pd``, the forward kind's descriptor made with
-``prop_kind=PropKind.FORWARD_TRAINING`` on the same engine, and answers
-``diff_src_desc()``, ``diff_dst_desc()`` and ``diff_weights_desc()``.
+``prop_kind=PropKind.FORWARD_TRAINING`` on the same engine, as in C++, and
+answers ``diff_src_desc()``, ``diff_dst_desc()`` and ``diff_weights_desc()``;
+:func:`workspace_memory` allocates the workspace a forward training
+execution writes for its backward one.
 """
 
 from __future__ import annotations
@@ -54,16 +61,26 @@ from ._elementwise import (
     SoftmaxBackwardDesc,
     SoftmaxForwardDesc,
 )
-from ._normalizations import BatchNormalizationForwardDesc, GroupNormalizationForwardDesc, LayerNormalizationForwardDesc
+from ._normalizations import (
+    BatchNormalizationBackwardDesc,
+    BatchNormalizationForwardDesc,
+    GroupNormalizationBackwardDesc,
+    GroupNormalizationForwardDesc,
+    LayerNormalizationBackwardDesc,
+    LayerNormalizationForwardDesc,
+)
 from ._products import InnerProductForwardDesc, MatmulDesc
 from ._spatial import (
+    LRNBackwardDesc,
     LRNForwardDesc,
+    PoolingBackwardDesc,
     PoolingForwardDesc,
     ResamplingBackwardDesc,
     ResamplingForwardDesc,
     ShuffleBackwardDesc,
     ShuffleForwardDesc,
 )
+from ._workspace import workspace_memory
 
 __all__ = [
     "MatmulDesc",
@@ -77,19 +94,25 @@ __all__ = [
     "PReLUForwardDesc",
     "PReLUBackwardDesc",
     "PoolingForwardDesc",
+    "PoolingBackwardDesc",
     "ResamplingForwardDesc",
     "ResamplingBackwardDesc",
     "LRNForwardDesc",
+    "LRNBackwardDesc",
     "ShuffleForwardDesc",
     "ShuffleBackwardDesc",
     "BatchNormalizationForwardDesc",
+    "BatchNormalizationBackwardDesc",
     "LayerNormalizationForwardDesc",
+    "LayerNormalizationBackwardDesc",
     "GroupNormalizationForwardDesc",
+    "GroupNormalizationBackwardDesc",
     "BinaryDesc",
     "ReductionDesc",
     "ConcatDesc",
     "SumDesc",
     "ReorderDesc",
+    "workspace_memory",
 ]
 
 

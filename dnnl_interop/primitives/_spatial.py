@@ -18,9 +18,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PoolingForwardDesc",
+    "PoolingBackwardDesc",
     "ResamplingForwardDesc",
     "ResamplingBackwardDesc",
     "LRNForwardDesc",
+    "LRNBackwardDesc",
     "ShuffleForwardDesc",
     "ShuffleBackwardDesc",
 ]
@@ -71,6 +73,62 @@ class PoolingForwardDesc(_Kind):
              "dilation": dilation},
         )
 
+
+class PoolingBackwardDesc(_Backward):
+    """``dnnl::pooling_backward::primitive_desc``: the gradient of a pooling,
+    ``diff_src`` from ``diff_dst``, guided by ``hint_fwd_pd``, the
+    :class:`PoolingForwardDesc` made for ``PropKind.FORWARD_TRAINING`` with the
+    same algorithm and shapes. Max pooling reads where each maximum was from
+    the forward execution's workspace (``ARG_WORKSPACE``: see
+    :func:`workspace_memory`); average pooling needs none.
+
+    Raises:
+        TypeError: an argument is of another type (``hint_fwd_pd`` not a
+            :class:`PoolingForwardDesc`).
+        ValueError: a dims argument has another length than the spatial dimensions, or a
+            negative value; ``algorithm`` is not a pooling one; ``hint_fwd_pd`` was made for
+            inference or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes,
+            or none that agrees with ``hint_fwd_pd``.
+    """
+
+    __slots__ = ()
+    _kind = "pooling"
+    _cpp = "pooling_backward"
+    _forward = PoolingForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        diff_src_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        kernel: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        hint_fwd_pd: PoolingForwardDesc,
+        *,
+        dilation: Sequence[int] | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        alg = _algorithm(algorithm, "POOLING_", "pooling")
+        n = _spatial(diff_src_desc, "diff_src_desc")
+        c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
+        c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_pooling_backward_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, diff_dst, h, a: (e, int(alg), diff_src, diff_dst, c_strides, c_kernel, c_dilation,
+                                                 c_left, c_right, h, a),
+            {"algorithm": alg, "strides": strides, "kernel": kernel, "padding_l": padding_l, "padding_r": padding_r,
+             "dilation": dilation},
+            hint=hint,
+        )
 
 
 class ResamplingForwardDesc(_Kind):
@@ -204,6 +262,59 @@ class LRNForwardDesc(_Kind):
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
             lambda e, src, dst, a: (e, int(prop), int(alg), src, dst, size, alpha_, beta_, k_, a),
         )
+
+
+class LRNBackwardDesc(_Backward):
+    """``dnnl::lrn_backward::primitive_desc``: the gradient of a local response
+    normalization, ``diff_src`` from ``diff_dst`` and the forward's ``src``,
+    guided by ``hint_fwd_pd``, the :class:`LRNForwardDesc` made for
+    ``PropKind.FORWARD_TRAINING`` with the same parameters. Some
+    implementations read a workspace the forward execution wrote
+    (``hint_fwd_pd.workspace_desc()`` says; see :func:`workspace_memory`).
+
+    Raises:
+        TypeError: an argument is of another type (``hint_fwd_pd`` not an :class:`LRNForwardDesc`).
+        ValueError: ``local_size`` is negative; ``algorithm`` is not an LRN one; ``hint_fwd_pd``
+            was made for inference or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the descriptors.
+        UnimplementedError: oneDNN has no implementation for these data types or attributes,
+            or none that agrees with ``hint_fwd_pd``.
+    """
+
+    __slots__ = ()
+    _kind = "lrn"
+    _cpp = "lrn_backward"
+    _forward = LRNForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        algorithm: AlgKind,
+        diff_src_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        src_desc: MemoryDesc,
+        local_size: int,
+        alpha: float,
+        beta: float,
+        k: float,
+        hint_fwd_pd: LRNForwardDesc,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        alg = _algorithm(algorithm, "LRN_", "lrn")
+        size = count_argument(local_size, "local_size")
+        alpha_, beta_, k_ = _float(alpha, "alpha"), _float(beta, "beta"), _float(k, "k")
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_lrn_backward_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (diff_dst_desc, "diff_dst_desc", False),
+             (src_desc, "src_desc", False)],
+            lambda e, diff_src, diff_dst, src, h, a: (e, int(alg), diff_src, diff_dst, src, size, alpha_, beta_, k_,
+                                                      h, a),
+            hint=hint,
+        )
+
 
 class ShuffleForwardDesc(_Kind):
     """``dnnl::shuffle_forward::primitive_desc``: channel shuffle along ``axis`` in

@@ -101,7 +101,6 @@ def _sized_cdef(f: Function) -> str:
     return f"{sized_function(f).signature};"
 
 
-
 def make_private_cdef(decls: Declarations) -> str:
     """The cdef the module is built with: :func:`_cdef.make_cdef`'s, the helpers'
     declarations (``csrc/*.cdef`` and the shared ``.h``) and each
@@ -190,7 +189,6 @@ def _sized_source(f: Function) -> list[str]:
         "}",
         "",
     ]
-
 
 
 def make_source(decls: Declarations) -> str:

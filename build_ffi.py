@@ -1,22 +1,25 @@
 """Build ``dnnl_interop._ffi``, an out-of-line API-mode cffi module.
 
 The declarations come from the trimmed oneDNN headers in ``headers/``;
-nothing is typed twice. ``dnnl_interop/_cdef.py`` parses them and generates
-the C source: a trampoline per oneDNN function, calling through a table of
-function pointers that is filled at run time. So the extension neither needs
-nor links libdnnl. That file is loaded by path: this script does not import
-the package it builds.
+nothing is typed twice. ``dnnl_interop/_cdef.py`` parses them into the cdef;
+``ffibuild/source.py`` puts the hand-written C of ``dnnl_interop/csrc/``
+around what it generates: a trampoline per oneDNN function, calling through a
+table of function pointers that is filled at run time. So the extension
+neither needs nor links libdnnl. Both are loaded by path: this script does
+not import the package it builds.
 
     python build_ffi.py        # build in place (pip install does this too)
 
 Building also regenerates ``dnnl_interop/_ffi.pyi`` (the module's types),
 ``dnnl_interop/_args.py`` (the ``ARG_*`` names) and ``dnnl_interop/_enums.py``
-(the C enums as Python enums, the format tags) from the same parse; they are
-checked in, and ``tests/test_generated.py`` fails when they are stale.
+(the C enums as Python enums, the format tags) from the same parse
+(``ffibuild/generated.py``); they are checked in, and
+``tests/test_generated.py`` fails when they are stale.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 from collections.abc import Iterable
@@ -28,33 +31,43 @@ ROOT = Path(__file__).resolve().parent
 HEADER_DIR = ROOT / "headers"
 
 
-def _load_cdef() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_ffi_cdef", ROOT / "dnnl_interop" / "_cdef.py")
-    assert spec is not None and spec.loader is not None  # a .py file always has both
+def _load_ffibuild() -> ModuleType:
+    """The package ``ffibuild`` of this checkout, whatever ``sys.path`` holds."""
+    directory = ROOT / "ffibuild"
+    spec = importlib.util.spec_from_file_location(
+        "ffibuild", directory / "__init__.py", submodule_search_locations=[str(directory)]
+    )
+    assert spec is not None and spec.loader is not None  # a package's __init__.py always has both
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
+    for name in [n for n in sys.modules if n == "ffibuild" or n.startswith("ffibuild.")]:
+        del sys.modules[name]  # another checkout's, or this one's loaded before
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-_cdef = _load_cdef()
+ffibuild = _load_ffibuild()
+_cdef = ffibuild.cdef
+source = importlib.import_module("ffibuild.source")
+generated = importlib.import_module("ffibuild.generated")
+
 HEADERS = _cdef.HEADERS
 parse, preprocess = _cdef.parse, _cdef.preprocess
-make_cdef, make_source = _cdef.make_cdef, _cdef.make_source
+make_cdef, make_source = source.make_private_cdef, source.make_source
 
 
 def read_headers(directory: Path = HEADER_DIR, names: Iterable[str] = HEADERS) -> Any:  # a _cdef.Declarations
     return _cdef.read_headers(directory, names)
 
 
-ffibuilder = _cdef.make_ffibuilder(HEADER_DIR, private=True)
+ffibuilder = source.make_ffibuilder(HEADER_DIR)
 
 
 def write_generated(root: Path = ROOT) -> list[Path]:
     """Rewrite the Python files generated from the headers (``_ffi.pyi``,
     ``_args.py``, ``_enums.py``) where they differ; return the paths rewritten."""
     written = []
-    for relative, text in _cdef.generated_files(HEADER_DIR, ffibuilder).items():
+    for relative, text in generated.generated_files(HEADER_DIR, ffibuilder).items():
         path = root / relative
         if not path.is_file() or path.read_text() != text:
             path.write_text(text)

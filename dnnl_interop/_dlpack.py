@@ -1,6 +1,6 @@
 """DLPack, the producer's side and the capsule handling of both sides.
 
-The C half is generated with the module (``DLPACK_SOURCE`` in ``_cdef.py``):
+The C half is compiled into the module (``dnnl_interop/csrc/dlpack.c``):
 the structs of ``dlpack.h``, the capsule destructor and the deleters, and two
 functions of the Python C API installed here, ``export`` (a capsule over a
 tensor of this binding) and ``take`` (the consumer's side: a capsule checked,
@@ -53,7 +53,7 @@ _CODES: dict[DataType, tuple[int, int]] = {
 }
 _TYPES = {code: data_type for data_type, code in _CODES.items()}
 
-# The C functions of the Python C API (see DLPACK_SOURCE in _cdef.py).
+# The C functions of the Python C API (see dnnl_interop/csrc/dlpack.c).
 _c: dict[str, Any] = {}
 if lib.dnnl_interop_dlpack_install(id(_c)):
     raise ImportError("dnnl_interop._ffi: the DLPack capsule functions could not be installed")

@@ -3,7 +3,7 @@
 oneDNN returns variable-length byte strings (cache blobs and their ids) from
 functions ``f(..., size_t *size, uint8_t *buffer)`` in two calls: with a NULL
 buffer ``f`` writes the size; with a buffer, ``*size`` must equal that size
-exactly. The generated C (``dnnl_interop_sized_<f>``, see ``_cdef.py``) runs
+exactly. The C (``dnnl_interop_sized_<f>``, see ``csrc/sized.c``) runs
 the whole protocol in one call, retries included, and leaves the result in a
 record: in its scratch array when small, in a malloc'd block otherwise. Here
 the result is copied into a new ``bytes`` object, and a failure becomes the

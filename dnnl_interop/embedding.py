@@ -55,9 +55,11 @@ def ffibuilder() -> cffi.FFI:
     """A cffi builder of ``dnnl_interop._ffi``, for another module's ``ffi.include()``.
 
     It is built from the headers of :func:`dnnl_interop.get_include`, so it
-    declares exactly what the installed ``dnnl_interop._ffi`` declares.
+    declares the types, constants and functions the installed ``dnnl_interop._ffi``
+    shares. It is for ``ffi.include()`` only: cffi reads its declarations and
+    the module's name, and its C source refuses to compile.
     """
-    return _cdef.make_ffibuilder(Path(get_include()))
+    return _cdef.make_include_builder(Path(get_include()))
 
 
 def link_args() -> list[str]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
+import sysconfig
 import tempfile
 
 import cffi
@@ -89,6 +91,20 @@ def test_handle_types_are_still_checked_across_modules(embedder):
 def test_enums_and_constants_are_shared(embedder):
     assert embedder.lib.is_buffer_kind(our_ffi.cast("dnnl_ocl_interop_memory_kind_t", 1))
     assert embedder.lib.dnnl_ocl_interop_buffer == dnnl_interop.ocl.MemoryKind.BUFFER
+
+
+def test_the_builder_is_for_include_only_and_refuses_to_compile(tmp_path):
+    """cffi reads an included builder's declarations and module name; compiled,
+    it would be another dnnl_interop._ffi, so its source stops the compiler
+    (here its preprocessor, which is enough and quick)."""
+    source = tmp_path / "included.c"
+    embedding.ffibuilder().emit_c_code(str(source))
+    done = subprocess.run(
+        ["cc", "-E", f"-I{sysconfig.get_paths()['include']}", str(source), "-o", os.devnull],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode != 0
+    assert "dnnl_interop.embedding.ffibuilder() is for ffi.include() only" in done.stderr
 
 
 def test_get_include_has_every_header_the_build_used():

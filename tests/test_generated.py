@@ -3,15 +3,17 @@
 ``dnnl_interop/_ffi.pyi`` types the compiled module for type checkers,
 ``dnnl_interop/_args.py`` the ``Arg`` enum and its ``ARG_*`` names and
 ``dnnl_interop/_enums.py`` the C enums as Python enums and the format tags;
-``build_ffi.py`` writes them from the same parse as the cdef. They are checked
-in, so these tests regenerate them and compare, and check them against the
-module that was actually compiled.
+``build_ffi.py`` writes them from the same parse as the cdef
+(``ffibuild/generated.py``, which is not installed: loaded here by path, as the
+build loads it). They are checked in, so these tests regenerate them and
+compare, and check them against the module that was actually compiled.
 """
 
 from __future__ import annotations
 
 import ast
 import enum
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -24,14 +26,24 @@ from dnnl_interop import _args, _cdef, _enums, core
 from dnnl_interop._ffi import ffi, lib
 
 
+def _load_build_ffi():
+    spec = importlib.util.spec_from_file_location("build_ffi_generated", ROOT / "build_ffi.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+generators = _load_build_ffi().generated  # ffibuild/generated.py
+
+
 @pytest.fixture(scope="module")
 def generated() -> dict[str, str]:
-    return {str(path): text for path, text in _cdef.generated_files(ROOT / "headers").items()}
+    return {str(path): text for path, text in generators.generated_files(ROOT / "headers").items()}
 
 
 @pytest.fixture(scope="module")
 def stub_lib() -> ast.ClassDef:
-    tree = ast.parse((ROOT / _cdef.STUB_PATH).read_text())
+    tree = ast.parse((ROOT / generators.STUB_PATH).read_text())
     (cls,) = (node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "_Lib")
     return cls
 
@@ -46,7 +58,7 @@ def _members(cls: ast.ClassDef) -> dict[str, ast.stmt]:
     return members
 
 
-@pytest.mark.parametrize("path", [str(_cdef.STUB_PATH), str(_cdef.ARGS_PATH), str(_cdef.ENUMS_PATH)])
+@pytest.mark.parametrize("path", [str(generators.STUB_PATH), str(generators.ARGS_PATH), str(generators.ENUMS_PATH)])
 def test_the_checked_in_file_is_what_the_headers_generate(generated, path):
     assert (ROOT / path).read_text() == generated[path], f"{path} is stale: run python build_ffi.py"
 
@@ -113,10 +125,10 @@ def test_arg_is_exported_and_the_arg_names_importable_but_not_listed():
 
 # --- _enums.py -------------------------------------------------------------------
 
-ENUMS = {spec.name: spec for spec in _cdef.PYTHON_ENUMS}
+ENUMS = {spec.name: spec for spec in generators.PYTHON_ENUMS}
 
 
-def _compiled_enumerators(spec: _cdef.PythonEnum) -> dict[str, int]:
+def _compiled_enumerators(spec: generators.PythonEnum) -> dict[str, int]:
     """The C enum's enumerators as compiled into _ffi, less its own sentinel."""
     return {c: v for c, v in ffi.typeof(spec.c_type).relements.items() if not spec.is_sentinel(c)}
 
@@ -184,12 +196,12 @@ def test_format_tags_are_the_compiled_enums_and_cores():
 def test_the_enum_generator_refuses_member_names_that_collide():
     """Two enumerators that would give one member name stop the build."""
     decls = _cdef.parse("typedef enum { dnnl_thing_kind_a = 1, dnnl_a = 2 } dnnl_thing_kind_t;")
-    spec = _cdef.PythonEnum("ThingKind", "dnnl_thing_kind_t")
+    spec = generators.PythonEnum("ThingKind", "dnnl_thing_kind_t")
     with pytest.raises(ValueError, match="dnnl_a gives the member name 'A'"):
-        _cdef.python_enum_members(spec, decls)
+        generators.python_enum_members(spec, decls)
 
 
-@pytest.mark.parametrize("path", [str(_cdef.ENUMS_PATH), str(_cdef.ARGS_PATH)])
+@pytest.mark.parametrize("path", [str(generators.ENUMS_PATH), str(generators.ARGS_PATH)])
 def test_the_generated_enum_modules_are_leaves(path):
     """_enums.py and _args.py import only enum and the enums' metaclass (their
     values are literals), which imports only enum: importing them loads

@@ -201,6 +201,11 @@ def test_the_sdist_carries_what_building_needs_and_no_tests(built):
     for needed in ("setup.py", "pyproject.toml", "build_ffi.py", "README.md", "dnnl_interop/_cdef.py"):
         assert needed in names, needed
     assert {f"headers/{p.name}" for p in (ROOT / "headers").glob("*.h")} <= names
+    # What build_ffi.py loads: the generator and the C of dnnl_interop._ffi.
+    assert {f"ffibuild/{p.name}" for p in (ROOT / "ffibuild").glob("*.py")} <= names
+    csrc = {f"dnnl_interop/csrc/{p.name}" for p in (ROOT / "dnnl_interop" / "csrc").iterdir()}
+    assert len(csrc) > 10 and csrc <= names
+    assert not [n for n in names if n.endswith((".pyc", ".so"))]
     assert "dnnl_interop/testing/_emulated_gpu_layer.c" in names
     assert not [n for n in names if n.startswith("tests/")]
 
@@ -269,6 +274,16 @@ def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
     assert "dnnl_interop/_enums.py" in names
     headers = {n.rsplit("/", 1)[1] for n in names if n.startswith("dnnl_interop/headers/") and not n.endswith("/")}
     assert headers == {p.name for p in (ROOT / "headers").glob("*.h")}
+
+
+def test_the_wheel_carries_of_the_build_only_the_cdef_that_embedding_reads(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert not [n for n in names if n.startswith("ffibuild/")]
+    csrc = [n for n in names if n.startswith("dnnl_interop/csrc/") and not n.endswith("/")]
+    assert csrc == ["dnnl_interop/csrc/binding.cdef"]
+    assert zipfile.ZipFile(wheel).read("dnnl_interop/csrc/binding.cdef") == (
+        ROOT / "dnnl_interop" / "csrc" / "binding.cdef"
+    ).read_bytes()
 
 
 def test_the_wheel_carries_the_compiled_emulated_gpu_layer_and_not_its_source(wheel):

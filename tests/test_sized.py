@@ -22,6 +22,7 @@ a ``bytes`` object (immutable: cffi forbids writing into it), fails the test.
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import random
 import sys
 import threading
@@ -40,13 +41,23 @@ from dnnl_interop.testing import RULES, check_size_query_protocol
 from dnnl_interop.testing import strategies as dst
 from dnnl_interop.testing.protocol import EXACT_SIZE
 
+
+def _load_build_ffi():
+    spec = importlib.util.spec_from_file_location("build_ffi_sized", ROOT / "build_ffi.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+source = _load_build_ffi().source  # ffibuild/source.py, the generator of the C helpers
+
 NAME = "fake_get_blob"  # not a real symbol: no missing-function lookup can match it
 CALL_LIMIT = 100  # a fake answers at most this many calls (catches endless retries)
 # Every oneDNN function of the shape f(..., size_t *size, uint8_t *buffer).
 SIZED_FUNCTIONS = tuple(
-    f.name for f in _cdef.read_headers(ROOT / "headers").functions if _cdef.is_sized(f)
+    f.name for f in _cdef.read_headers(ROOT / "headers").functions if source.is_sized(f)
 )
-SCRATCH = _cdef.SIZED_SCRATCH
+SCRATCH = lib.DNNL_INTEROP_SIZED_SCRATCH  # results up to this size need no malloc
 
 statuses = dst.status_codes(unsigned=True)  # every failure, as a dnnl_status_t callback returns it
 sizes = st.one_of(st.integers(0, 8), st.integers(0, 4096))
@@ -292,8 +303,8 @@ def test_generator_finds_the_shape_in_any_header_text():
         "const_dnnl_primitive_t primitive, size_t *size, uint8_t *cache_blob);\n"
         "dnnl_status_t DNNL_API dnnl_other(uint8_t *buffer, size_t *size);\n"
     )
-    assert [_cdef.is_sized(f) for f in decls.functions] == [True, False]
-    assert "dnnl_interop_sized_dnnl_primitive_get_cache_blob(" in _cdef.make_source(decls)
+    assert [source.is_sized(f) for f in decls.functions] == [True, False]
+    assert "dnnl_interop_sized_dnnl_primitive_get_cache_blob(" in source.make_source(decls)
 
 
 def test_max_attempts_allows_a_retry_and_is_bounded():

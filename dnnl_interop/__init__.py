@@ -153,6 +153,9 @@ _ELSEWHERE = {
                      "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
                      "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
                      "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc"), "primitives"),
+    **dict.fromkeys(("ConvolutionBackwardDataDesc", "ConvolutionBackwardWeightsDesc", "DeconvolutionBackwardDataDesc",
+                     "DeconvolutionBackwardWeightsDesc", "InnerProductBackwardDataDesc",
+                     "InnerProductBackwardWeightsDesc"), "primitives"),
     **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
     "Version": "_library",
 }

@@ -362,6 +362,15 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "PReLUForwardDesc": lambda d: dnnl.PReLUForwardDesc(d, d, d),
     "ShuffleForwardDesc": lambda d: dnnl.ShuffleForwardDesc(d, d, 1, 2),
     "LRNForwardDesc": lambda d: dnnl.LRNForwardDesc(AlgKind.LRN_ACROSS_CHANNELS, d, d, 3, 1e-4, 0.75),
+    "InnerProductBackwardDataDesc": lambda d: dnnl.InnerProductBackwardDataDesc(d, d, d, None),
+    "InnerProductBackwardWeightsDesc": lambda d: dnnl.InnerProductBackwardWeightsDesc(d, d, d, None),
+    "ConvolutionBackwardDataDesc": lambda d: dnnl.ConvolutionBackwardDataDesc(d, d, d, [1, 1], [0, 0], [0, 0], None),
+    "ConvolutionBackwardWeightsDesc": lambda d: dnnl.ConvolutionBackwardWeightsDesc(d, d, d, [1, 1], [0, 0], [0, 0],
+                                                                                    None),
+    "DeconvolutionBackwardDataDesc": lambda d: dnnl.DeconvolutionBackwardDataDesc(d, d, d, [1, 1], [0, 0], [0, 0],
+                                                                                  None),
+    "DeconvolutionBackwardWeightsDesc": lambda d: dnnl.DeconvolutionBackwardWeightsDesc(
+        d, d, d, [1, 1], [0, 0], [0, 0], None),
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",

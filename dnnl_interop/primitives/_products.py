@@ -11,9 +11,14 @@ from .._library import version
 from .._memory_desc import MemoryDesc
 from .._primitive import PrimitiveDesc
 from ..errors import Status, make_error
-from ._kind import _INFERENCE, _Kind, _prop_kind
+from ._kind import _INFERENCE, _Backward, _Kind, _prop_kind
 
-__all__ = ["MatmulDesc", "InnerProductForwardDesc"]
+__all__ = [
+    "MatmulDesc",
+    "InnerProductForwardDesc",
+    "InnerProductBackwardDataDesc",
+    "InnerProductBackwardWeightsDesc",
+]
 
 
 
@@ -207,3 +212,90 @@ class InnerProductForwardDesc(_Kind):
             "row-major or 'any')"
         )
         raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_forward_primitive_desc_create", reason, reason)
+
+
+class InnerProductBackwardDataDesc(_Backward):
+    """``dnnl::inner_product_backward_data::primitive_desc``: the gradient of an inner
+    product's src (``ARG_DIFF_SRC``) from the gradient of its dst (``ARG_DIFF_DST``) and
+    its weights (``ARG_WEIGHTS``).
+
+    ``hint_fwd_pd`` is the forward inner product's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers oneDNN's choice.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
+            InnerProductForwardDesc.
+        ValueError: ``hint_fwd_pd`` was made for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "inner product"
+    _forward = InnerProductForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        diff_src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_inner_product_backward_data_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (weights_desc, "weights_desc", False),
+             (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, weights, diff_dst, h, a: (e, diff_src, weights, diff_dst, h, a),
+            hint=hint,
+        )
+
+
+class InnerProductBackwardWeightsDesc(_Backward):
+    """``dnnl::inner_product_backward_weights::primitive_desc``: the gradients of an inner
+    product's weights (``ARG_DIFF_WEIGHTS``) and, with ``diff_bias_desc``, of its bias
+    (``ARG_DIFF_BIAS``) from its src (``ARG_SRC``) and the gradient of its dst
+    (``ARG_DIFF_DST``).
+
+    ``hint_fwd_pd`` is the forward inner product's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
+    ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
+            InnerProductForwardDesc.
+        ValueError: ``hint_fwd_pd`` was made for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+    """
+
+    __slots__ = ()
+    _kind = "inner product"
+    _forward = InnerProductForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        diff_weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        diff_bias_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_inner_product_backward_weights_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (diff_weights_desc, "diff_weights_desc", False),
+             (diff_bias_desc, "diff_bias_desc", True), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, src, diff_weights, diff_bias, diff_dst, h, a: (e, src, diff_weights, diff_bias, diff_dst, h, a),
+            hint=hint,
+        )

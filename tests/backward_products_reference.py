@@ -14,7 +14,7 @@ Shapes follow oneDNN: src (N, C, *S); weights (O, C, *K), or grouped
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -164,3 +164,34 @@ def forward_of(kind: str, wrt: str, src: np.ndarray, weights: np.ndarray, params
                 "weights": lambda x: function(src, x, None, *params),
                 "bias": lambda x: function(src, weights, x, *params)}
     return forwards[wrt]
+
+
+# --- geometries the tests share ---------------------------------------------------------
+
+# A geometry with every complication at once: stride 2, asymmetric padding, dilation, two groups.
+FIXED = {"n": 2, "groups": 2, "c": 2, "o": 3, "kernel": [3, 2], "strides": [2, 1], "dilates": [1, 0],
+         "padding_l": [1, 0], "padding_r": [2, 1], "sizes": [7, 4]}
+FIXED_DECONVOLUTION = {**FIXED, "padding_l": [1, 0], "padding_r": [0, 1], "sizes": [3, 4]}
+
+
+def weights_shape(case: Mapping) -> tuple[int, ...]:
+    o, c, kernel = case["o"], case["c"], tuple(case["kernel"])
+    return (o, c, *kernel) if case["groups"] == 1 else (case["groups"], o, c, *kernel)
+
+
+def params(case: Mapping) -> list[list[int]]:
+    """strides, dilates, padding_l, padding_r: the references' order."""
+    return [case["strides"], case["dilates"], case["padding_l"], case["padding_r"]]
+
+
+def src_shape(case: Mapping) -> tuple[int, ...]:
+    return (case["n"], case["groups"] * case["c"], *case["sizes"])
+
+
+def dst_shape(case: Mapping, kind: str) -> tuple[int, ...]:
+    spatial = []
+    for size, k, s, d, left, right in zip(case["sizes"], case["kernel"], *params(case), strict=True):
+        extent = (k - 1) * (d + 1) + 1
+        spatial.append(ref.output_size(size, k, s, d, left, right) if kind == "convolution"
+                       else (size - 1) * s + extent - left - right)
+    return (case["n"], case["groups"] * case["o"], *spatial)

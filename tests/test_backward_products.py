@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 import backward_products_reference as bwd
 import dnnl_interop as dnnl
 import onednn_reference as ref
+from backward_products_reference import FIXED, FIXED_DECONVOLUTION, dst_shape, params, src_shape, weights_shape
 from dnnl_interop import AlgKind, EngineKind, PropKind, Status, _refusals
 from gradients import assert_is_gradient, relative_error
 
@@ -53,29 +54,6 @@ def plain(shape: Sequence[int], tag: str | None = None) -> dnnl.MemoryDesc:
 
 
 # --- geometries --------------------------------------------------------------------------
-
-
-def weights_shape(case: Mapping) -> tuple[int, ...]:
-    o, c, kernel = case["o"], case["c"], tuple(case["kernel"])
-    return (o, c, *kernel) if case["groups"] == 1 else (case["groups"], o, c, *kernel)
-
-
-def params(case: Mapping) -> list[list[int]]:
-    """strides, dilates, padding_l, padding_r: the references' order."""
-    return [case["strides"], case["dilates"], case["padding_l"], case["padding_r"]]
-
-
-def src_shape(case: Mapping) -> tuple[int, ...]:
-    return (case["n"], case["groups"] * case["c"], *case["sizes"])
-
-
-def dst_shape(case: Mapping, kind: str) -> tuple[int, ...]:
-    spatial = []
-    for size, k, s, d, left, right in zip(case["sizes"], case["kernel"], *params(case), strict=True):
-        extent = (k - 1) * (d + 1) + 1
-        spatial.append(ref.output_size(size, k, s, d, left, right) if kind == "convolution"
-                       else (size - 1) * s + extent - left - right)
-    return (case["n"], case["groups"] * case["o"], *spatial)
 
 
 @st.composite
@@ -101,12 +79,6 @@ def geometries(draw: st.DrawFn, kind: str) -> dict:
         sizes.append(draw(st.integers(low, low + (3 if spatial < 3 else 1))))
     case["sizes"] = sizes
     return case
-
-
-# A geometry with every complication at once: stride 2, asymmetric padding, dilation, two groups.
-FIXED = {"n": 2, "groups": 2, "c": 2, "o": 3, "kernel": [3, 2], "strides": [2, 1], "dilates": [1, 0],
-         "padding_l": [1, 0], "padding_r": [2, 1], "sizes": [7, 4]}
-FIXED_DECONVOLUTION = {**FIXED, "padding_l": [1, 0], "padding_r": [0, 1], "sizes": [3, 4]}
 
 
 # --- the references are the gradients ------------------------------------------------------
@@ -381,8 +353,8 @@ def test_any_gradients_are_answered_as_a_layout_and_reordered_to_the_callers(eng
             return keep(dnnl.reordered(user[arg], keep(pd.arg_desc(arg)), stream))
 
         keep(dnnl.Primitive(made.data)).execute(stream, {
-            dnnl.ARG_DIFF_DST: given(made.data, dnnl.ARG_DIFF_DST), dnnl.ARG_WEIGHTS: given(made.data, dnnl.ARG_WEIGHTS),
-            dnnl.ARG_DIFF_SRC: computed[dnnl.ARG_DIFF_SRC]})
+            dnnl.ARG_DIFF_DST: given(made.data, dnnl.ARG_DIFF_DST),
+            dnnl.ARG_WEIGHTS: given(made.data, dnnl.ARG_WEIGHTS), dnnl.ARG_DIFF_SRC: computed[dnnl.ARG_DIFF_SRC]})
         keep(dnnl.Primitive(made.weights)).execute(stream, {
             dnnl.ARG_SRC: given(made.weights, dnnl.ARG_SRC), dnnl.ARG_DIFF_DST: given(made.weights, dnnl.ARG_DIFF_DST),
             dnnl.ARG_DIFF_WEIGHTS: computed[dnnl.ARG_DIFF_WEIGHTS], dnnl.ARG_DIFF_BIAS: computed[dnnl.ARG_DIFF_BIAS]})
@@ -410,30 +382,26 @@ def test_any_inner_product_gradients_are_answered_as_a_layout(engine):
 # --- the hint ----------------------------------------------------------------------------------
 
 
-def _makers(engine: dnnl.Engine) -> dict[str, tuple[Callable[[], dnnl.PrimitiveDesc], Callable[[object], object]]]:
-    """For each backward kind: its forward training descriptor's maker, and its own maker given a hint."""
-    conv, deconv = FIXED, FIXED_DECONVOLUTION
-    makers = {}
-    for kind, case in (("convolution", conv), ("deconvolution", deconv)):
-        forward, data, weights = CONVOLUTION_KINDS[kind]
-        s, d, w = plain(src_shape(case)), plain(dst_shape(case, kind)), plain(weights_shape(case))
-        geometry = (case["strides"], case["padding_l"], case["padding_r"])
-        p = {"dilates": case["dilates"]}
+def _descs(name: str) -> tuple[dnnl.MemoryDesc, dnnl.MemoryDesc, dnnl.MemoryDesc, tuple, dict]:
+    """src (or diff_src), weights (or diff_weights), dst (or diff_dst), the geometry and the dilates
+    of the kind ``name`` (a backward kind or its forward kind) over the fixed geometry."""
+    if name.startswith("InnerProduct"):
+        return plain((2, 3, 4)), plain((5, 3, 4)), plain((2, 5)), (), {}
+    kind = "convolution" if name.startswith("Convolution") else "deconvolution"
+    case = FIXED if kind == "convolution" else FIXED_DECONVOLUTION
+    return (plain(src_shape(case)), plain(weights_shape(case)), plain(dst_shape(case, kind)),
+            (case["strides"], case["padding_l"], case["padding_r"]), {"dilates": case["dilates"]})
 
-        def make_forward(forward=forward, s=s, w=w, d=d, geometry=geometry, p=p, prop=TRAINING):
-            return forward(engine, s, w, d, *geometry, prop_kind=prop, **p)
 
-        makers[data.__name__] = (make_forward, lambda hint, data=data, s=s, w=w, d=d, geometry=geometry, p=p:
-                                 data(engine, s, w, d, *geometry, hint, **p))
-        makers[weights.__name__] = (make_forward, lambda hint, weights=weights, s=s, w=w, d=d, geometry=geometry, p=p:
-                                    weights(engine, s, w, d, *geometry, hint, **p))
-    s, w, d = plain((2, 3, 4)), plain((5, 3, 4)), plain((2, 5))
-    ip_forward = (lambda prop=TRAINING: dnnl.InnerProductForwardDesc(engine, s, w, d, prop_kind=prop))
-    makers["InnerProductBackwardDataDesc"] = (ip_forward, lambda hint: dnnl.InnerProductBackwardDataDesc(
-        engine, s, w, d, hint))
-    makers["InnerProductBackwardWeightsDesc"] = (ip_forward, lambda hint: dnnl.InnerProductBackwardWeightsDesc(
-        engine, s, w, d, hint))
-    return makers
+def make_forward(engine: dnnl.Engine, name: str, prop: PropKind = TRAINING) -> dnnl.PrimitiveDesc:
+    """The forward descriptor a backward kind ``name`` takes as its hint."""
+    src, weights, dst, geometry, dilates = _descs(name)
+    return getattr(dnnl, FORWARD_OF[name])(engine, src, weights, dst, *geometry, prop_kind=prop, **dilates)
+
+
+def make_backward(engine: dnnl.Engine, name: str, hint: object) -> dnnl.PrimitiveDesc:
+    src, weights, dst, geometry, dilates = _descs(name)
+    return getattr(dnnl, name)(engine, src, weights, dst, *geometry, hint, **dilates)
 
 
 BACKWARD_KINDS = ["ConvolutionBackwardDataDesc", "ConvolutionBackwardWeightsDesc", "DeconvolutionBackwardDataDesc",
@@ -443,11 +411,10 @@ FORWARD_OF = {name: name.replace("BackwardData", "Forward").replace("BackwardWei
 
 
 def test_a_pooling_hint_for_a_convolution_backward_is_a_type_error_naming_the_forward_kind(engine):
-    make = _makers(engine)["ConvolutionBackwardDataDesc"][1]
     with plain((2, 4, 7, 4)) as src, plain((2, 4, 3, 2)) as dst, dnnl.PoolingForwardDesc(
             engine, AlgKind.POOLING_MAX, src, dst, [2, 2], [3, 2], [0, 0], [0, 0], prop_kind=TRAINING) as pooling, \
             pytest.raises(TypeError) as info:
-        make(pooling)
+        make_backward(engine, "ConvolutionBackwardDataDesc", pooling)
     assert str(info.value) == (
         "hint_fwd_pd: expected a dnnl_interop.ConvolutionForwardDesc (the forward primitive descriptor of this "
         "convolution, as dnnl::convolution_forward::primitive_desc takes), got PoolingForwardDesc")
@@ -455,22 +422,20 @@ def test_a_pooling_hint_for_a_convolution_backward_is_a_type_error_naming_the_fo
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)
 def test_a_hint_of_another_kind_is_a_type_error(engine, name):
-    makers = _makers(engine)
     other = "InnerProductBackwardDataDesc" if "Convolution" in name else "ConvolutionBackwardDataDesc"
     if name.startswith("Deconvolution"):
         other = "ConvolutionBackwardDataDesc"  # its sibling kind: a ConvolutionForwardDesc is no deconvolution's
-    with makers[other][0]() as wrong, pytest.raises(TypeError, match=(
+    with make_forward(engine, other) as wrong, pytest.raises(TypeError, match=(
             rf"^hint_fwd_pd: expected a dnnl_interop\.{FORWARD_OF[name]} \(.*\), got {FORWARD_OF[other]}$")):
-        makers[name][1](wrong)
+        make_backward(engine, name, wrong)
     with pytest.raises(TypeError, match=rf"^hint_fwd_pd: expected a dnnl_interop\.{FORWARD_OF[name]} .*got NoneType"):
-        makers[name][1](None)
+        make_backward(engine, name, None)
 
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)
 def test_a_hint_made_for_inference_is_a_value_error_saying_to_make_it_for_training(engine, name):
-    make_forward, make = _makers(engine)[name]
-    with make_forward(prop=PropKind.FORWARD_INFERENCE) as inference, pytest.raises(ValueError) as info:
-        make(inference)
+    with make_forward(engine, name, PropKind.FORWARD_INFERENCE) as inference, pytest.raises(ValueError) as info:
+        make_backward(engine, name, inference)
     message = str(info.value)
     assert message.startswith("hint_fwd_pd: the forward ") and "was made for PropKind.FORWARD_INFERENCE" in message
     assert message.endswith("make it with prop_kind=PropKind.FORWARD_TRAINING")
@@ -478,19 +443,18 @@ def test_a_hint_made_for_inference_is_a_value_error_saying_to_make_it_for_traini
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)
 def test_a_closed_hint_is_refused_by_name(engine, name):
-    make_forward, make = _makers(engine)[name]
-    hint = make_forward()
+    hint = make_forward(engine, name)
     hint.close()
     with pytest.raises(dnnl.ClosedObjectError, match=r"^hint_fwd_pd: "):
-        make(hint)
+        make_backward(engine, name, hint)
 
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)
 def test_a_hint_made_on_another_engine_is_a_value_error(real_dnnl, name):
     with dnnl.Engine.cpu() as first, dnnl.Engine.cpu() as second:
-        hint = _makers(first)[name][0]()
+        hint = make_forward(first, name)
         with pytest.raises(ValueError) as info:
-            _makers(second)[name][1](hint)
+            make_backward(second, name, hint)
         hint.close()
     message = str(info.value)
     assert message.startswith("hint_fwd_pd: the forward ") and "was made on a CPU engine" in message
@@ -505,9 +469,8 @@ def _inputs_of(pd: dnnl.PrimitiveDesc, rng: np.random.Generator) -> dict[int, np
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)
 def test_the_backward_descriptor_keeps_its_hint_alive(run, engine, name):
-    make_forward, make = _makers(engine)[name]
-    hint = make_forward()
-    made = make(hint)
+    hint = make_forward(engine, name)
+    made = make_backward(engine, name, hint)
     hint.close()  # by its user, before the backward primitive is made: oneDNN reads it then
     del hint
     gc.collect()

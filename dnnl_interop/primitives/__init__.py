@@ -57,7 +57,12 @@ from ._convolutions import (
 )
 from ._elementwise import EltwiseForwardDesc, PReLUForwardDesc, SoftmaxForwardDesc
 from ._normalizations import BatchNormalizationForwardDesc, GroupNormalizationForwardDesc, LayerNormalizationForwardDesc
-from ._products import InnerProductBackwardDataDesc, InnerProductBackwardWeightsDesc, InnerProductForwardDesc, MatmulDesc
+from ._products import (
+    InnerProductBackwardDataDesc,
+    InnerProductBackwardWeightsDesc,
+    InnerProductForwardDesc,
+    MatmulDesc,
+)
 from ._spatial import LRNForwardDesc, PoolingForwardDesc, ResamplingForwardDesc, ShuffleForwardDesc
 
 __all__ = [

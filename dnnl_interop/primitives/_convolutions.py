@@ -13,7 +13,16 @@ from .._library import status_error, version
 from .._memory_desc import MemoryDesc
 from .._primitive import PrimitiveDesc
 from ..errors import Status
-from ._kind import _INFERENCE, _algorithm, _Backward, _dims, _Kind, _prop_kind, _spatial
+from ._kind import (
+    _INFERENCE,
+    _algorithm,
+    _Backward,
+    _dims,
+    _Kind,
+    _prop_kind,
+    _refuse_diff_bias_with_gaps,
+    _spatial,
+)
 
 if TYPE_CHECKING:
     from .._ffi import CData
@@ -171,6 +180,7 @@ class _ConvolutionLikeBackwardWeights(_Backward):
             {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
             hint=hint,
         )
+        _refuse_diff_bias_with_gaps(self, engine, self._function)
 
 
 class ConvolutionForwardDesc(_ConvolutionLike):
@@ -232,6 +242,13 @@ class ConvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
     alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
     ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
 
+    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes the bias's
+    gradient as a packed vector whatever ``diff_bias_desc``'s strides in the
+    implementations it chooses here (all but its reference one, "ref:any"):
+    into a diff_bias with gaps between its elements it overwrites the gaps and
+    leaves elements unwritten. The descriptor raises ``UnimplementedError``
+    there: give a dense diff_bias (or "any") and copy the result into place.
+
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
             ConvolutionForwardDesc.
@@ -241,7 +258,8 @@ class ConvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
             for inference, or on another engine.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
-        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or (CPU engine) a diff_bias with gaps where it writes it packed (see above).
     """
 
     __slots__ = ()
@@ -345,6 +363,13 @@ class DeconvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
     alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
     ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
 
+    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes the bias's
+    gradient as a packed vector whatever ``diff_bias_desc``'s strides in the
+    implementations it chooses here (all but its reference one, "ref:any"):
+    into a diff_bias with gaps between its elements it overwrites the gaps and
+    leaves elements unwritten. The descriptor raises ``UnimplementedError``
+    there: give a dense diff_bias (or "any") and copy the result into place.
+
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
             DeconvolutionForwardDesc.
@@ -354,7 +379,8 @@ class DeconvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
             for inference, or on another engine.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
-        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or (CPU engine) a diff_bias with gaps where it writes it packed (see above).
     """
 
     __slots__ = ()

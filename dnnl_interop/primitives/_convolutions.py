@@ -180,7 +180,7 @@ class _ConvolutionLikeBackwardWeights(_Backward):
             {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
             hint=hint,
         )
-        _refuse_diff_bias_with_gaps(self, engine, self._function)
+        _refuse_diff_bias_with_gaps(self, self._function)
 
 
 class ConvolutionForwardDesc(_ConvolutionLike):
@@ -242,12 +242,13 @@ class ConvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
     alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
     ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
 
-    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes the bias's
-    gradient as a packed vector whatever ``diff_bias_desc``'s strides in the
-    implementations it chooses here (all but its reference one, "ref:any"):
-    into a diff_bias with gaps between its elements it overwrites the gaps and
-    leaves elements unwritten. The descriptor raises ``UnimplementedError``
-    there: give a dense diff_bias (or "any") and copy the result into place.
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
 
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
@@ -259,7 +260,7 @@ class ConvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
         UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
-            or (CPU engine) a diff_bias with gaps where it writes it packed (see above).
+            or a diff_bias with gaps where it writes it packed (see above).
     """
 
     __slots__ = ()
@@ -363,12 +364,13 @@ class DeconvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
     alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
     ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
 
-    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes the bias's
-    gradient as a packed vector whatever ``diff_bias_desc``'s strides in the
-    implementations it chooses here (all but its reference one, "ref:any"):
-    into a diff_bias with gaps between its elements it overwrites the gaps and
-    leaves elements unwritten. The descriptor raises ``UnimplementedError``
-    there: give a dense diff_bias (or "any") and copy the result into place.
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
 
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
@@ -380,7 +382,7 @@ class DeconvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
         UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
-            or (CPU engine) a diff_bias with gaps where it writes it packed (see above).
+            or a diff_bias with gaps where it writes it packed (see above).
     """
 
     __slots__ = ()

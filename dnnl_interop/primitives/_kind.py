@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .._attr import PrimitiveAttr
 from .._engine import Engine, engine_in_words
-from .._enums import AlgKind, EngineKind, PropKind, Query
+from .._enums import AlgKind, PropKind, Query
 from .._ffi import ffi, lib
 from .._library import status_error, version
 from .._memory_desc import MemoryDesc
@@ -246,19 +246,20 @@ def _same_engine(desc: PrimitiveDesc, engine: Engine) -> bool:
         return status == 0 and out[0] == c_engine
 
 
-def _refuse_diff_bias_with_gaps(desc: PrimitiveDesc, engine: Engine, function: str) -> None:
+def _refuse_diff_bias_with_gaps(desc: PrimitiveDesc, function: str) -> None:
     """Never a backward weights primitive that writes its bias's gradient as if packed.
 
-    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes ``diff_bias``
-    as a packed vector, whatever its strides, in the implementations it
-    chooses for convolution, deconvolution and inner product backward weights
-    (seen: "gemm:jit" ones and "conv:any+ref:any"): into a diff_bias with gaps
-    between its elements it overwrites the gaps and leaves elements unwritten.
-    Only its reference implementation ("ref:any") was seen to write through the
-    strides. ``desc`` is closed and ``UnimplementedError`` raised there.
+    oneDNN up to 3.13 (seen in 3.13.2) writes ``diff_bias`` as a packed vector,
+    whatever its strides, in the implementations it chooses for convolution,
+    deconvolution and inner product backward weights (seen: "gemm:jit" and
+    "conv:any+ref:any" on the CPU engine, its OpenCL kernels on the emulated
+    GPU): into a diff_bias with gaps between its elements it overwrites the gaps
+    and leaves elements unwritten. Only its CPU reference implementation
+    ("ref:any") was seen to write through the strides. ``desc`` is closed and
+    ``UnimplementedError`` raised everywhere else.
     """
     found = version()
-    if engine.kind != EngineKind.CPU or (found.major, found.minor) > (3, 13) or desc.impl_info == "ref:any":
+    if (found.major, found.minor) > (3, 13) or desc.impl_info == "ref:any":
         return
     bias = desc.diff_bias_desc()
     if bias is None:

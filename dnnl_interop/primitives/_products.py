@@ -267,12 +267,13 @@ class InnerProductBackwardWeightsDesc(_Backward):
     alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
     ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
 
-    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) writes the bias's
-    gradient as a packed vector whatever ``diff_bias_desc``'s strides in the
-    implementations it chooses here (all but its reference one, "ref:any"):
-    into a diff_bias with gaps between its elements it overwrites the gaps and
-    leaves elements unwritten. The descriptor raises ``UnimplementedError``
-    there: give a dense diff_bias (or "any") and copy the result into place.
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
 
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
@@ -281,7 +282,7 @@ class InnerProductBackwardWeightsDesc(_Backward):
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
         UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
-            or (CPU engine) a diff_bias with gaps where it writes it packed (see above).
+            or a diff_bias with gaps where it writes it packed (see above).
     """
 
     __slots__ = ()
@@ -307,4 +308,4 @@ class InnerProductBackwardWeightsDesc(_Backward):
             lambda e, src, diff_weights, diff_bias, diff_dst, h, a: (e, src, diff_weights, diff_bias, diff_dst, h, a),
             hint=hint,
         )
-        _refuse_diff_bias_with_gaps(self, engine, "dnnl_inner_product_backward_weights_primitive_desc_create")
+        _refuse_diff_bias_with_gaps(self, "dnnl_inner_product_backward_weights_primitive_desc_create")

@@ -11,6 +11,9 @@ What must hold:
   NaN, so a primitive that wrote nothing cannot pass. The hint is closed by
   nobody but the backward descriptor that keeps it.
 * They run on oneDNN's OpenCL kernels, never a CPU implementation.
+* A diff_bias with a gap after each element is refused here too: oneDNN
+  3.13's OpenCL kernels write it packed, over the gaps (a strict xfail shows
+  it on a descriptor made through the C function).
 * "any": ``diff_src_desc()``, ``diff_weights_desc()`` and ``diff_bias_desc()``
   answer a layout; computed into it and brought back with ``reordered``, the
   gradients are numpy's.
@@ -27,7 +30,7 @@ import backward_products_reference as bwd
 import dnnl_interop as dnnl
 from dnnl_interop import ocl
 
-from .backward_product_cases import BACKWARD_CASES, TRAINING
+from .backward_product_cases import BACKWARD_CASES, BIAS_WITH_GAPS_CASES, TRAINING
 from .primitive_cases import halves, nan_filled, plain, run_case
 
 
@@ -129,3 +132,39 @@ def test_any_gradients_are_answered_and_reordered_to_the_callers_layout(engine, 
     np.testing.assert_array_equal(found[dnnl.ARG_DIFF_BIAS], bwd.bias_backward(diff_dst))
     for pd in (data, grads, hint):
         pd.close()
+
+
+SENTINEL = 77.0
+
+
+@pytest.mark.parametrize("case", list(BIAS_WITH_GAPS_CASES))
+def test_a_diff_bias_with_gaps_is_refused_here_too(engine, case):
+    with pytest.raises(dnnl.UnimplementedError) as info:
+        BIAS_WITH_GAPS_CASES[case]("kind")(engine)
+    assert info.value.reason.startswith("diff_bias_desc: MemoryDesc((")
+    assert "writes the bias's gradient as if packed" in info.value.reason
+
+
+@pytest.mark.parametrize("case", list(BIAS_WITH_GAPS_CASES))
+def test_onednn_bug_backward_weights_writes_a_diff_bias_with_gaps_packed(engine, queue, stream, request, case):
+    """The descriptor made through the C function: oneDNN's kernels write diff_bias over the gaps
+    (a strict xfail: it fails the day oneDNN follows the strides here)."""
+    made = BIAS_WITH_GAPS_CASES[case]("raw")(engine)
+    request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+        f"oneDNN 3.13.2 writes diff_bias packed in {made.desc.impl_info!r}")))
+    expected_bias = made.expected[dnnl.ARG_DIFF_BIAS]
+    door = _OverBuffer(engine, queue)
+    args = {arg: door.input(made.desc.arg_desc(arg), array) for arg, array in made.inputs.items()}
+    args[dnnl.ARG_DIFF_WEIGHTS], read_weights = door.output(made.desc.diff_weights_desc())
+    spread = np.full(2 * expected_bias.size, SENTINEL, np.float32)
+    buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=spread)
+    with made.desc.diff_bias_desc() as diff_bias:
+        assert diff_bias.strides == (2,)
+        args[dnnl.ARG_DIFF_BIAS] = ocl.make_memory(diff_bias, engine, ocl.MemoryKind.BUFFER, buffer)
+    ocl.execute(dnnl.Primitive(made.desc), stream, args)
+    stream.wait()
+    cl.enqueue_copy(queue, spread, buffer).wait()
+    made.desc.close()
+    np.testing.assert_array_equal(read_weights(), made.expected[dnnl.ARG_DIFF_WEIGHTS])
+    np.testing.assert_array_equal(spread[1::2], SENTINEL)  # the gaps untouched
+    np.testing.assert_array_equal(spread[0::2], expected_bias)

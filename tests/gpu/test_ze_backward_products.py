@@ -8,17 +8,19 @@ gives the numpy gradients the CPU tests confirm by finite differences,
 exactly (``backward_product_cases``), over Level Zero shared USM the caller
 allocated and over device USM oneDNN allocates (written and read through
 ``memory.mapped()``). Outputs start as NaN, so a primitive that wrote nothing
-cannot pass.
+cannot pass. A diff_bias with gaps between its elements, which oneDNN 3.13
+writes packed, is refused here too.
 """
 
 from __future__ import annotations
 
 import pytest
 
+import dnnl_interop as dnnl
 from dnnl_interop import ze
 from dnnl_interop.testing import emulated_level_zero as emulated
 
-from .backward_product_cases import BACKWARD_CASES
+from .backward_product_cases import BACKWARD_CASES, BIAS_WITH_GAPS_CASES
 from .primitive_cases import mapped_reader, nan_filled, run_case
 
 # At collection, before any test of the session can start SYCL.
@@ -63,3 +65,10 @@ def test_each_backward_kind_gives_numpys_gradients(lz, engine, stream, door, cas
     made = BACKWARD_CASES[case](engine)
     run_case(made, DOORS[door](lz, engine), ze.execute, stream)
     made.desc.close()
+
+
+@pytest.mark.parametrize("case", list(BIAS_WITH_GAPS_CASES))
+def test_a_diff_bias_with_gaps_is_refused_here_too(engine, case):
+    with pytest.raises(dnnl.UnimplementedError) as info:
+        BIAS_WITH_GAPS_CASES[case]("kind")(engine)
+    assert "writes the bias's gradient as if packed" in info.value.reason

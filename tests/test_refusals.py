@@ -374,7 +374,10 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",
-       "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward"}
+       "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward",
+       "ConvolutionBackwardDataDesc": "convolution_backward_data",
+       "DeconvolutionBackwardWeightsDesc": "deconvolution_backward_weights",
+       "InnerProductBackwardWeightsDesc": "inner_product_backward_weights"}
 
 
 @pytest.mark.parametrize("name", list(NO_ENGINE))

@@ -102,6 +102,17 @@ _CPP_NAMES = {
 }
 
 
+def _cpp_name(cls: type[_Kind]) -> str:
+    """The C++ class of a kind, for messages: a backward kind's from its forward kind's
+    (``ConvolutionBackwardDataDesc``: ``convolution_backward_data``)."""
+    name = _CPP_NAMES.get(cls._kind, cls._kind)
+    for part, cpp in (("BackwardData", "_backward_data"), ("BackwardWeights", "_backward_weights"),
+                      ("Backward", "_backward")):
+        if part in cls.__name__:
+            return name.removesuffix("_forward") + cpp
+    return name
+
+
 class _Kind(PrimitiveDesc):
     """What the kinds share: making the C descriptor and reading back what oneDNN chose."""
 
@@ -115,7 +126,7 @@ class _Kind(PrimitiveDesc):
             raise TypeError(
                 f"engine: expected a dnnl_interop.Engine as the first argument of {cls.__name__}, got "
                 f"{type(args[0]).__name__}; the engine comes first, as in C++ "
-                f"dnnl::{_CPP_NAMES.get(cls._kind, cls._kind)}::primitive_desc(engine, ...): "
+                f"dnnl::{_cpp_name(cls)}::primitive_desc(engine, ...): "
                 f"{cls.__name__}(engine, ...)"
             )
         return super().__new__(cls)

@@ -45,6 +45,16 @@ def _memory_order(desc: MemoryDesc) -> list[int]:
     return sorted(axes, key=lambda axis: -strides[axis])
 
 
+def _row_major(desc: MemoryDesc) -> bool:
+    """Whether ``desc``'s dimensions of more than one element lie in memory in their order,
+    the first outermost (gaps between them allowed); False for a layout without strides."""
+    strides = desc.strides
+    if strides is None:
+        return False
+    axes = [axis for axis in range(desc.ndim) if desc.shape[axis] > 1]
+    return sorted(axes, key=lambda axis: -strides[axis]) == axes
+
+
 def _tag_in_order(ndim: int, order: Sequence[int]) -> str:
     """The plain tag ('acb', ...) with dimension 0 outermost, then ``order``, then the rest."""
     rest = [axis for axis in range(1, ndim) if axis not in order]
@@ -223,13 +233,20 @@ class InnerProductBackwardDataDesc(_Backward):
     ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
     alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers oneDNN's choice.
 
+    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) leaves diff_src
+    unwritten, for some shapes, in its "gemm:jit" implementation when neither
+    diff_src nor the weights lie in row-major order (both column-major, say;
+    dimensions of one element do not count). The descriptor raises
+    ``UnimplementedError`` there: give the weights (or diff_src) row-major.
+
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
             InnerProductForwardDesc.
         ValueError: ``hint_fwd_pd`` was made for inference, or on another engine.
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
-        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or diff_src and weights both out of row-major order on "gemm:jit" (see above).
     """
 
     __slots__ = ()
@@ -254,6 +271,31 @@ class InnerProductBackwardDataDesc(_Backward):
             lambda e, diff_src, weights, diff_dst, h, a: (e, diff_src, weights, diff_dst, h, a),
             hint=hint,
         )
+        self._refuse_unwritten_diff_src(engine)
+
+    def _refuse_unwritten_diff_src(self, engine: Engine) -> None:
+        """Never "gemm:jit" over weights and diff_src both out of row-major order (see the class's docstring)."""
+        found = version()
+        if engine.kind != EngineKind.CPU or (found.major, found.minor) > (3, 13) or \
+                not self.impl_info.endswith("gemm:jit"):
+            return
+        diff_src, weights = self.diff_src_desc(), self.weights_desc()
+        if diff_src is None or weights is None:
+            return
+        with diff_src, weights:
+            if _row_major(diff_src) or _row_major(weights):
+                return
+            shown_src, shown_weights = repr(diff_src), repr(weights)
+        impl = self.impl_info
+        self.close()
+        reason = (
+            f"diff_src_desc is {shown_src} and weights_desc {shown_weights}: neither lies in row-major order, "
+            f"and the implementation oneDNN {found.number} chose for them ({impl}) leaves diff_src unwritten "
+            "for such layouts (oneDNN bug); give weights_desc row-major (a plain tag such as 'abcd', or reorder "
+            "the weights: dnnl_interop.reordered), or diff_src_desc row-major"
+        )
+        raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_backward_data_primitive_desc_create", reason,
+                         reason)
 
 
 class InnerProductBackwardWeightsDesc(_Backward):

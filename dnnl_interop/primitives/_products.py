@@ -55,6 +55,16 @@ def _row_major(desc: MemoryDesc) -> bool:
     return sorted(axes, key=lambda axis: -strides[axis]) == axes
 
 
+def _column_major(desc: MemoryDesc) -> bool:
+    """Whether ``desc``'s dimensions of more than one element lie in memory in reverse order,
+    the first innermost (one such dimension: both this and :func:`_row_major`)."""
+    strides = desc.strides
+    if strides is None:
+        return False
+    axes = [axis for axis in range(desc.ndim) if desc.shape[axis] > 1]
+    return sorted(axes, key=lambda axis: strides[axis]) == axes
+
+
 def _tag_in_order(ndim: int, order: Sequence[int]) -> str:
     """The plain tag ('acb', ...) with dimension 0 outermost, then ``order``, then the rest."""
     rest = [axis for axis in range(1, ndim) if axis not in order]
@@ -234,10 +244,11 @@ class InnerProductBackwardDataDesc(_Backward):
     alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers oneDNN's choice.
 
     On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) leaves diff_src
-    unwritten, for some shapes, in its "gemm:jit" implementation when neither
-    diff_src nor the weights lie in row-major order (both column-major, say;
-    dimensions of one element do not count). The descriptor raises
-    ``UnimplementedError`` there: give the weights (or diff_src) row-major.
+    unwritten, for some shapes, in its "gemm:jit" implementation when the
+    weights do not lie in row-major order (column-major, say; dimensions of one
+    element do not count) and diff_src does not either, or has a single
+    dimension of more than one element. The descriptor raises
+    ``UnimplementedError`` there: give the weights row-major.
 
     Raises:
         TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
@@ -246,7 +257,7 @@ class InnerProductBackwardDataDesc(_Backward):
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
         UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
-            or diff_src and weights both out of row-major order on "gemm:jit" (see above).
+            or weights and diff_src out of row-major order on "gemm:jit" (see above).
     """
 
     __slots__ = ()
@@ -274,7 +285,7 @@ class InnerProductBackwardDataDesc(_Backward):
         self._refuse_unwritten_diff_src(engine)
 
     def _refuse_unwritten_diff_src(self, engine: Engine) -> None:
-        """Never "gemm:jit" over weights and diff_src both out of row-major order (see the class's docstring)."""
+        """Never "gemm:jit" over weights out of row-major order into such a diff_src (see the class's docstring)."""
         found = version()
         if engine.kind != EngineKind.CPU or (found.major, found.minor) > (3, 13) or \
                 not self.impl_info.endswith("gemm:jit"):
@@ -283,16 +294,16 @@ class InnerProductBackwardDataDesc(_Backward):
         if diff_src is None or weights is None:
             return
         with diff_src, weights:
-            if _row_major(diff_src) or _row_major(weights):
+            if _row_major(weights) or (_row_major(diff_src) and not _column_major(diff_src)):
                 return
             shown_src, shown_weights = repr(diff_src), repr(weights)
         impl = self.impl_info
         self.close()
         reason = (
-            f"diff_src_desc is {shown_src} and weights_desc {shown_weights}: neither lies in row-major order, "
-            f"and the implementation oneDNN {found.number} chose for them ({impl}) leaves diff_src unwritten "
-            "for such layouts (oneDNN bug); give weights_desc row-major (a plain tag such as 'abcd', or reorder "
-            "the weights: dnnl_interop.reordered), or diff_src_desc row-major"
+            f"weights_desc is {shown_weights}, not in row-major order, and diff_src_desc {shown_src} is not either "
+            "or reads as column-major too (one dimension of more than one element): the implementation oneDNN "
+            f"{found.number} chose for them ({impl}) leaves diff_src unwritten for such layouts (oneDNN bug); give "
+            "weights_desc row-major (a plain tag such as 'abcd', or reorder the weights: dnnl_interop.reordered)"
         )
         raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_backward_data_primitive_desc_create", reason,
                          reason)

@@ -160,6 +160,9 @@ _ELSEWHERE = {
                      "LayerNormalizationBackwardDesc", "GroupNormalizationBackwardDesc", "workspace_memory"),
                     "primitives"),
     "ReorderDesc": "primitives",
+    **dict.fromkeys(("ConvolutionBackwardDataDesc", "ConvolutionBackwardWeightsDesc", "DeconvolutionBackwardDataDesc",
+                     "DeconvolutionBackwardWeightsDesc", "InnerProductBackwardDataDesc",
+                     "InnerProductBackwardWeightsDesc"), "primitives"),
     **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
     "Version": "_library",
 }

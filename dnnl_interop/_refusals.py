@@ -220,59 +220,66 @@ def _matmul(descs: _Descs, params: _Params) -> str | None:
     return None
 
 
+def _roles(descs: _Descs, *roles: str) -> list[str]:
+    """The name each role ("src", "weights", ...) has among ``descs``: a backward kind gives the
+    gradient (``diff_src_desc``) where the forward kind gives the tensor, under the same rules."""
+    return [f"diff_{role}_desc" if f"diff_{role}_desc" in descs else f"{role}_desc" for role in roles]
+
+
 def _inner_product(descs: _Descs, params: _Params) -> str | None:
-    src, weights, dst = descs["src_desc"], descs["weights_desc"], descs["dst_desc"]
-    bias = descs.get("bias_desc")
+    src_name, weights_name, bias_name, dst_name = _roles(descs, "src", "weights", "bias", "dst")
+    src, weights, dst = descs[src_name], descs[weights_name], descs[dst_name]
+    bias = descs.get(bias_name)
+    layout = "the weights are (outputs, then src's dimensions after the batch)"
     if 0 in weights.shape:
-        return f"weights_desc: {_shape(weights)} has no elements"
+        return f"{weights_name}: {_shape(weights)} has no elements"
     if src.ndim not in (2, 3, 4, 5):
-        return f"src_desc: {src.ndim} dimensions {_shape(src)}; an inner product takes 2 to 5"
+        return f"{src_name}: {src.ndim} dimensions {_shape(src)}; an inner product takes 2 to 5"
     if dst.ndim != 2:
-        return f"dst_desc: {dst.ndim} dimensions {_shape(dst)}; an inner product's dst is (batch, outputs)"
+        return f"{dst_name}: {dst.ndim} dimensions {_shape(dst)}; an inner product's dst is (batch, outputs)"
     if weights.ndim != src.ndim:
-        return _ndims_differ("weights_desc", weights, "src_desc", src.ndim,
-                             "the weights are (outputs, then src's dimensions after the batch)")
+        return _ndims_differ(weights_name, weights, src_name, src.ndim, layout)
     if bias is not None and bias.ndim != 1:
-        return f"bias_desc: {bias.ndim} dimensions {_shape(bias)}; the bias is (outputs,)"
+        return f"{bias_name}: {bias.ndim} dimensions {_shape(bias)}; the bias is (outputs,)"
     if bias is not None and bias.shape[0] != dst.shape[1]:
-        return f"bias_desc: {bias.shape[0]} values for dst_desc's {dst.shape[1]} outputs (dim 1)"
+        return f"{bias_name}: {bias.shape[0]} values for {dst_name}'s {dst.shape[1]} outputs (dim 1)"
     if src.shape[0] != dst.shape[0]:
-        return f"dst_desc: batch {dst.shape[0]} (dim 0) does not match src_desc's {src.shape[0]} (dim 0)"
+        return f"{dst_name}: batch {dst.shape[0]} (dim 0) does not match {src_name}'s {src.shape[0]} (dim 0)"
     if src.shape[1:] != weights.shape[1:]:
-        return (f"weights_desc: dims 1 on {weights.shape[1:]} do not match src_desc's {src.shape[1:]} "
-                "(the weights are (outputs, then src's dimensions after the batch))")
+        return f"{weights_name}: dims 1 on {weights.shape[1:]} do not match {src_name}'s {src.shape[1:]} ({layout})"
     if dst.shape[1] != weights.shape[0]:
-        return (f"dst_desc: {dst.shape[1]} outputs (dim 1) do not match weights_desc's {weights.shape[0]} "
+        return (f"{dst_name}: {dst.shape[1]} outputs (dim 1) do not match {weights_name}'s {weights.shape[0]} "
                 "(dim 0)")
     return None
 
 
 def _convolution_like(descs: _Descs, params: _Params, deconvolution: bool) -> str | None:
-    src, weights, dst = descs["src_desc"], descs["weights_desc"], descs["dst_desc"]
-    bias = descs.get("bias_desc")
+    src_name, weights_name, bias_name, dst_name = _roles(descs, "src", "weights", "bias", "dst")
+    src, weights, dst = descs[src_name], descs[weights_name], descs[dst_name]
+    bias = descs.get(bias_name)
     kind = "deconvolution" if deconvolution else "convolution"
     if 0 in weights.shape and not deconvolution:
-        return f"weights_desc: {_shape(weights)} has no elements"
+        return f"{weights_name}: {_shape(weights)} has no elements"
     if src.ndim != dst.ndim:
-        return _ndims_differ("dst_desc", dst, "src_desc", src.ndim)
-    reason = _ndims_in(descs, "src_desc", (3, 4, 5), kind)
+        return _ndims_differ(dst_name, dst, src_name, src.ndim)
+    reason = _ndims_in(descs, src_name, (3, 4, 5), kind)
     if reason is not None:
         return reason
     if weights.ndim not in (src.ndim, src.ndim + 1):
-        return (f"weights_desc: {weights.ndim} dimensions {_shape(weights)}; with src_desc's {src.ndim} "
+        return (f"{weights_name}: {weights.ndim} dimensions {_shape(weights)}; with {src_name}'s {src.ndim} "
                 f"they are {src.ndim} (out channels, in channels, kernel...) or {src.ndim + 1} with groups first")
     groups = weights.ndim == src.ndim + 1
     g = weights.shape[0] if groups else 1
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != dst.shape[1]):
-        return f"bias_desc: {_shape(bias)}; the bias is ({dst.shape[1]},), one value per dst channel"
+        return f"{bias_name}: {_shape(bias)}; the bias is ({dst.shape[1]},), one value per dst channel"
     if src.shape[0] != dst.shape[0]:
-        return f"dst_desc: batch {dst.shape[0]} (dim 0) does not match src_desc's {src.shape[0]} (dim 0)"
+        return f"{dst_name}: batch {dst.shape[0]} (dim 0) does not match {src_name}'s {src.shape[0]} (dim 0)"
     grouped = f"{g} groups × " if groups else ""
     if src.shape[1] != g * weights.shape[groups + 1]:
-        return (f"src_desc: {src.shape[1]} channels (dim 1) do not match weights_desc's {grouped}"
+        return (f"{src_name}: {src.shape[1]} channels (dim 1) do not match {weights_name}'s {grouped}"
                 f"{weights.shape[groups + 1]} input channels (dim {groups + 1})")
     if dst.shape[1] != g * weights.shape[groups]:
-        return (f"dst_desc: {dst.shape[1]} channels (dim 1) do not match weights_desc's {grouped}"
+        return (f"{dst_name}: {dst.shape[1]} channels (dim 1) do not match {weights_name}'s {grouped}"
                 f"{weights.shape[groups]} output channels (dim {int(groups)})")
     dilates = params.get("dilates") or [0] * (src.ndim - 2)
     for i in range(2, src.ndim):
@@ -287,14 +294,14 @@ def _convolution_like(descs: _Descs, params: _Params, deconvolution: bool) -> st
         if not deconvolution:
             computed = _c_div(src.shape[i] - extent + left + right, stride) + 1
             if computed != dst.shape[i]:
-                return (f"dst_desc: spatial dim {i} is {dst.shape[i]}, but src_desc's {src.shape[i]} gives "
+                return (f"{dst_name}: spatial dim {i} is {dst.shape[i]}, but {src_name}'s {src.shape[i]} gives "
                         f"{computed}: (src - extent + padding_l + padding_r) / stride + 1 with {formula}")
         else:
             computed = _c_div(dst.shape[i] - extent + left + right, stride) + 1
             if computed != src.shape[i]:
                 wanted = (src.shape[i] - 1) * stride + extent - left - right
-                return (f"dst_desc: spatial dim {i} is {dst.shape[i]}, which gives a src of {computed}, not "
-                        f"src_desc's {src.shape[i]}: (dst - extent + padding_l + padding_r) / stride + 1 with "
+                return (f"{dst_name}: spatial dim {i} is {dst.shape[i]}, which gives a src of {computed}, not "
+                        f"{src_name}'s {src.shape[i]}: (dst - extent + padding_l + padding_r) / stride + 1 with "
                         f"{formula}; a dst of {wanted} fits")
     return None
 

@@ -375,13 +375,25 @@ NO_ENGINE: dict[str, Callable[[dnnl.MemoryDesc], object]] = {
     "BatchNormalizationBackwardDesc": lambda d: dnnl.BatchNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
     "LayerNormalizationBackwardDesc": lambda d: dnnl.LayerNormalizationBackwardDesc(d, d, d, 1e-5, 0, None),
     "GroupNormalizationBackwardDesc": lambda d: dnnl.GroupNormalizationBackwardDesc(d, d, d, 2, 1e-5, 0, None),
+    "InnerProductBackwardDataDesc": lambda d: dnnl.InnerProductBackwardDataDesc(d, d, d, None),
+    "InnerProductBackwardWeightsDesc": lambda d: dnnl.InnerProductBackwardWeightsDesc(d, d, d, None),
+    "ConvolutionBackwardDataDesc": lambda d: dnnl.ConvolutionBackwardDataDesc(d, d, d, [1, 1], [0, 0], [0, 0], None),
+    "ConvolutionBackwardWeightsDesc": lambda d: dnnl.ConvolutionBackwardWeightsDesc(d, d, d, [1, 1], [0, 0], [0, 0],
+                                                                                    None),
+    "DeconvolutionBackwardDataDesc": lambda d: dnnl.DeconvolutionBackwardDataDesc(d, d, d, [1, 1], [0, 0], [0, 0],
+                                                                                  None),
+    "DeconvolutionBackwardWeightsDesc": lambda d: dnnl.DeconvolutionBackwardWeightsDesc(
+        d, d, d, [1, 1], [0, 0], [0, 0], None),
 }
 CPP = {"MatmulDesc": "matmul", "BinaryDesc": "binary", "ConvolutionForwardDesc": "convolution_forward",
        "ReductionDesc": "reduction", "ConcatDesc": "concat", "SumDesc": "sum", "PReLUForwardDesc": "prelu_forward",
        "LRNForwardDesc": "lrn_forward", "LayerNormalizationForwardDesc": "layer_normalization_forward",
        "ReorderDesc": "reorder",
        "EltwiseBackwardDesc": "eltwise_backward", "ShuffleBackwardDesc": "shuffle_backward",
-       "PoolingBackwardDesc": "pooling_backward", "GroupNormalizationBackwardDesc": "group_normalization_backward"}
+       "PoolingBackwardDesc": "pooling_backward", "GroupNormalizationBackwardDesc": "group_normalization_backward",
+       "ConvolutionBackwardDataDesc": "convolution_backward_data",
+       "DeconvolutionBackwardWeightsDesc": "deconvolution_backward_weights",
+       "InnerProductBackwardWeightsDesc": "inner_product_backward_weights"}
 
 
 @pytest.mark.parametrize("name", list(NO_ENGINE))

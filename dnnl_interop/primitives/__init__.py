@@ -1,39 +1,45 @@
 """The primitives, forward and backward: a :class:`~dnnl_interop.PrimitiveDesc` kind for each,
 as oneDNN's C++ API has a ``dnnl::<primitive>::primitive_desc``.
 
-=================================  ==========================================
-``dnnl::<primitive>``              here
-=================================  ==========================================
-``matmul``                         :class:`MatmulDesc`
-``inner_product_forward``          :class:`InnerProductForwardDesc`
-``convolution_forward``            :class:`ConvolutionForwardDesc`
-``deconvolution_forward``          :class:`DeconvolutionForwardDesc`
-``eltwise_forward``                :class:`EltwiseForwardDesc`
-``eltwise_backward``               :class:`EltwiseBackwardDesc`
-``softmax_forward``                :class:`SoftmaxForwardDesc`
-``softmax_backward``               :class:`SoftmaxBackwardDesc`
-``binary`` (and ``select``)        :class:`BinaryDesc`
-``pooling_forward``                :class:`PoolingForwardDesc`
-``pooling_backward``               :class:`PoolingBackwardDesc`
-``batch_normalization_forward``    :class:`BatchNormalizationForwardDesc`
-``batch_normalization_backward``   :class:`BatchNormalizationBackwardDesc`
-``layer_normalization_forward``    :class:`LayerNormalizationForwardDesc`
-``layer_normalization_backward``   :class:`LayerNormalizationBackwardDesc`
-``group_normalization_forward``    :class:`GroupNormalizationForwardDesc`
-``group_normalization_backward``   :class:`GroupNormalizationBackwardDesc`
-``reduction``                      :class:`ReductionDesc`
-``resampling_forward``             :class:`ResamplingForwardDesc`
-``resampling_backward``            :class:`ResamplingBackwardDesc`
-``concat``                         :class:`ConcatDesc`
-``sum``                            :class:`SumDesc`
-``prelu_forward``                  :class:`PReLUForwardDesc`
-``prelu_backward``                 :class:`PReLUBackwardDesc`
-``shuffle_forward``                :class:`ShuffleForwardDesc`
-``shuffle_backward``               :class:`ShuffleBackwardDesc`
-``lrn_forward``                    :class:`LRNForwardDesc`
-``lrn_backward``                   :class:`LRNBackwardDesc`
-``reorder``                        :class:`ReorderDesc`
-=================================  ==========================================
+====================================  ==========================================
+``dnnl::<primitive>``                 here
+====================================  ==========================================
+``matmul``                            :class:`MatmulDesc`
+``inner_product_forward``             :class:`InnerProductForwardDesc`
+``inner_product_backward_data``       :class:`InnerProductBackwardDataDesc`
+``inner_product_backward_weights``    :class:`InnerProductBackwardWeightsDesc`
+``convolution_forward``               :class:`ConvolutionForwardDesc`
+``convolution_backward_data``         :class:`ConvolutionBackwardDataDesc`
+``convolution_backward_weights``      :class:`ConvolutionBackwardWeightsDesc`
+``deconvolution_forward``             :class:`DeconvolutionForwardDesc`
+``deconvolution_backward_data``       :class:`DeconvolutionBackwardDataDesc`
+``deconvolution_backward_weights``    :class:`DeconvolutionBackwardWeightsDesc`
+``eltwise_forward``                   :class:`EltwiseForwardDesc`
+``eltwise_backward``                  :class:`EltwiseBackwardDesc`
+``softmax_forward``                   :class:`SoftmaxForwardDesc`
+``softmax_backward``                  :class:`SoftmaxBackwardDesc`
+``binary`` (and ``select``)           :class:`BinaryDesc`
+``pooling_forward``                   :class:`PoolingForwardDesc`
+``pooling_backward``                  :class:`PoolingBackwardDesc`
+``batch_normalization_forward``       :class:`BatchNormalizationForwardDesc`
+``batch_normalization_backward``      :class:`BatchNormalizationBackwardDesc`
+``layer_normalization_forward``       :class:`LayerNormalizationForwardDesc`
+``layer_normalization_backward``      :class:`LayerNormalizationBackwardDesc`
+``group_normalization_forward``       :class:`GroupNormalizationForwardDesc`
+``group_normalization_backward``      :class:`GroupNormalizationBackwardDesc`
+``reduction``                         :class:`ReductionDesc`
+``resampling_forward``                :class:`ResamplingForwardDesc`
+``resampling_backward``               :class:`ResamplingBackwardDesc`
+``concat``                            :class:`ConcatDesc`
+``sum``                               :class:`SumDesc`
+``prelu_forward``                     :class:`PReLUForwardDesc`
+``prelu_backward``                    :class:`PReLUBackwardDesc`
+``shuffle_forward``                   :class:`ShuffleForwardDesc`
+``shuffle_backward``                  :class:`ShuffleBackwardDesc`
+``lrn_forward``                       :class:`LRNForwardDesc`
+``lrn_backward``                      :class:`LRNBackwardDesc`
+``reorder``                           :class:`ReorderDesc`
+====================================  ==========================================
 
 Each takes the arguments of the C++ constructor without its optional ones,
 in its order, engine first; the optional ones are keywords (``bias_desc``,
@@ -52,7 +58,14 @@ execution writes for its backward one.
 from __future__ import annotations
 
 from ._combining import BinaryDesc, ConcatDesc, ReductionDesc, ReorderDesc, SumDesc
-from ._convolutions import ConvolutionForwardDesc, DeconvolutionForwardDesc
+from ._convolutions import (
+    ConvolutionBackwardDataDesc,
+    ConvolutionBackwardWeightsDesc,
+    ConvolutionForwardDesc,
+    DeconvolutionBackwardDataDesc,
+    DeconvolutionBackwardWeightsDesc,
+    DeconvolutionForwardDesc,
+)
 from ._elementwise import (
     EltwiseBackwardDesc,
     EltwiseForwardDesc,
@@ -69,7 +82,12 @@ from ._normalizations import (
     LayerNormalizationBackwardDesc,
     LayerNormalizationForwardDesc,
 )
-from ._products import InnerProductForwardDesc, MatmulDesc
+from ._products import (
+    InnerProductBackwardDataDesc,
+    InnerProductBackwardWeightsDesc,
+    InnerProductForwardDesc,
+    MatmulDesc,
+)
 from ._spatial import (
     LRNBackwardDesc,
     LRNForwardDesc,
@@ -85,8 +103,14 @@ from ._workspace import workspace_memory
 __all__ = [
     "MatmulDesc",
     "InnerProductForwardDesc",
+    "InnerProductBackwardDataDesc",
+    "InnerProductBackwardWeightsDesc",
     "ConvolutionForwardDesc",
+    "ConvolutionBackwardDataDesc",
+    "ConvolutionBackwardWeightsDesc",
     "DeconvolutionForwardDesc",
+    "DeconvolutionBackwardDataDesc",
+    "DeconvolutionBackwardWeightsDesc",
     "EltwiseForwardDesc",
     "EltwiseBackwardDesc",
     "SoftmaxForwardDesc",

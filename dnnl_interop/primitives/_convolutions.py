@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._attr import PrimitiveAttr
 from .._engine import Engine
@@ -12,9 +13,28 @@ from .._library import status_error, version
 from .._memory_desc import MemoryDesc
 from .._primitive import PrimitiveDesc
 from ..errors import Status
-from ._kind import _INFERENCE, _algorithm, _dims, _Kind, _prop_kind, _spatial
+from ._kind import (
+    _INFERENCE,
+    _algorithm,
+    _Backward,
+    _dims,
+    _Kind,
+    _prop_kind,
+    _refuse_diff_bias_with_gaps,
+    _spatial,
+)
 
-__all__ = ["ConvolutionForwardDesc", "DeconvolutionForwardDesc"]
+if TYPE_CHECKING:
+    from .._ffi import CData
+
+__all__ = [
+    "ConvolutionForwardDesc",
+    "ConvolutionBackwardDataDesc",
+    "ConvolutionBackwardWeightsDesc",
+    "DeconvolutionForwardDesc",
+    "DeconvolutionBackwardDataDesc",
+    "DeconvolutionBackwardWeightsDesc",
+]
 
 
 def _has_gaps(desc: MemoryDesc) -> bool:
@@ -36,6 +56,16 @@ def _changes_dst_after_compute(pd: PrimitiveDesc, bias: object) -> bool:
     with pd.get_attr() as attr, attr.get_post_ops() as post_ops:
         return len(post_ops) > 0
 
+
+def _geometry(
+    desc: object, what: str, strides: object, padding_l: object, padding_r: object, dilates: object
+) -> tuple[CData, CData, CData, CData]:
+    """strides, dilates, padding_l and padding_r as ``dnnl_dims_t``, one value per spatial
+    dimension of ``desc`` (the argument named ``what``); ``dilates`` None: none."""
+    n = _spatial(desc, what)
+    c_strides = _dims(strides, "strides", n, minimum=1)
+    c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
+    return c_strides, c_dilates, _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
 
 
 class _ConvolutionLike(_Kind):
@@ -62,10 +92,7 @@ class _ConvolutionLike(_Kind):
     ) -> None:
         prop = _prop_kind(prop_kind)
         alg = _algorithm(self._default_algorithm if algorithm is None else algorithm, self._family, self._kind)
-        n = _spatial(src_desc, "src_desc")
-        c_strides = _dims(strides, "strides", n, minimum=1)
-        c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
-        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        c_strides, c_dilates, c_left, c_right = _geometry(src_desc, "src_desc", strides, padding_l, padding_r, dilates)
         self._create(
             self._function, engine, attr,
             [(src_desc, "src_desc", False), (weights_desc, "weights_desc", False),
@@ -79,6 +106,81 @@ class _ConvolutionLike(_Kind):
 
     def _check_created(self, bias_desc: object) -> None:
         """Refuse a descriptor oneDNN made whose primitive would do harm."""
+
+
+class _ConvolutionLikeBackwardData(_Backward):
+    __slots__ = ()
+    _function = ""
+    _default_algorithm = AlgKind.CONVOLUTION_DIRECT
+    _family = "CONVOLUTION_"
+
+    def __init__(
+        self,
+        engine: Engine,
+        diff_src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        dilates: Sequence[int] | None = None,
+        algorithm: AlgKind | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        alg = _algorithm(self._default_algorithm if algorithm is None else algorithm, self._family, self._kind)
+        c_strides, c_dilates, c_left, c_right = _geometry(
+            diff_src_desc, "diff_src_desc", strides, padding_l, padding_r, dilates)
+        self._create(
+            self._function, engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (weights_desc, "weights_desc", False),
+             (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, weights, diff_dst, h, a: (
+                e, int(alg), diff_src, weights, diff_dst, c_strides, c_dilates, c_left, c_right, h, a
+            ),
+            {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
+            hint=hint,
+        )
+
+
+class _ConvolutionLikeBackwardWeights(_Backward):
+    __slots__ = ()
+    _function = ""
+    _default_algorithm = AlgKind.CONVOLUTION_DIRECT
+    _family = "CONVOLUTION_"
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        diff_weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        strides: Sequence[int],
+        padding_l: Sequence[int],
+        padding_r: Sequence[int],
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        diff_bias_desc: MemoryDesc | None = None,
+        dilates: Sequence[int] | None = None,
+        algorithm: AlgKind | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        alg = _algorithm(self._default_algorithm if algorithm is None else algorithm, self._family, self._kind)
+        c_strides, c_dilates, c_left, c_right = _geometry(src_desc, "src_desc", strides, padding_l, padding_r, dilates)
+        self._create(
+            self._function, engine, attr,
+            [(src_desc, "src_desc", False), (diff_weights_desc, "diff_weights_desc", False),
+             (diff_bias_desc, "diff_bias_desc", True), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, src, diff_weights, diff_bias, diff_dst, h, a: (
+                e, int(alg), src, diff_weights, diff_bias, diff_dst, c_strides, c_dilates, c_left, c_right, h, a
+            ),
+            {"strides": strides, "padding_l": padding_l, "padding_r": padding_r, "dilates": dilates},
+            hint=hint,
+        )
+        _refuse_diff_bias_with_gaps(self, self._function)
 
 
 class ConvolutionForwardDesc(_ConvolutionLike):
@@ -99,6 +201,74 @@ class ConvolutionForwardDesc(_ConvolutionLike):
     __slots__ = ()
     _kind = "convolution"
     _function = "dnnl_convolution_forward_primitive_desc_create"
+
+
+class ConvolutionBackwardDataDesc(_ConvolutionLikeBackwardData):
+    """``dnnl::convolution_backward_data::primitive_desc``: the gradient of a convolution's
+    src (``ARG_DIFF_SRC``) from the gradient of its dst (``ARG_DIFF_DST``) and its weights
+    (``ARG_WEIGHTS``).
+
+    ``hint_fwd_pd`` is the forward convolution's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING`` over the same shapes; this descriptor and its
+    primitives keep it alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers
+    oneDNN's choice.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
+            ConvolutionForwardDesc.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); ``algorithm``
+            is not a convolution one (``AlgKind.CONVOLUTION_*``); or ``hint_fwd_pd`` was made
+            for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+    """
+
+    __slots__ = ()
+    _cpp = "convolution_backward_data"
+    _kind = "convolution"
+    _forward = ConvolutionForwardDesc
+    _function = "dnnl_convolution_backward_data_primitive_desc_create"
+
+
+class ConvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
+    """``dnnl::convolution_backward_weights::primitive_desc``: the gradients of a
+    convolution's weights (``ARG_DIFF_WEIGHTS``) and, with ``diff_bias_desc``, of its bias
+    (``ARG_DIFF_BIAS``) from its src (``ARG_SRC``) and the gradient of its dst
+    (``ARG_DIFF_DST``).
+
+    ``hint_fwd_pd`` is the forward convolution's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
+    ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
+
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
+            ConvolutionForwardDesc.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); ``algorithm``
+            is not a convolution one (``AlgKind.CONVOLUTION_*``); or ``hint_fwd_pd`` was made
+            for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or a diff_bias with gaps where it writes it packed (see above).
+    """
+
+    __slots__ = ()
+    _cpp = "convolution_backward_weights"
+    _kind = "convolution"
+    _forward = ConvolutionForwardDesc
+    _function = "dnnl_convolution_backward_weights_primitive_desc_create"
 
 
 class DeconvolutionForwardDesc(_ConvolutionLike):
@@ -154,3 +324,74 @@ class DeconvolutionForwardDesc(_ConvolutionLike):
             "for a dense one); give a dense dst_desc (a plain tag such as 'abc', or 'any') and "
             "reorder the result into the strided buffer (dnnl_interop.reorder)",
         )
+
+
+class DeconvolutionBackwardDataDesc(_ConvolutionLikeBackwardData):
+    """``dnnl::deconvolution_backward_data::primitive_desc``: the gradient of a
+    deconvolution's src (``ARG_DIFF_SRC``) from the gradient of its dst (``ARG_DIFF_DST``)
+    and its weights (``ARG_WEIGHTS``).
+
+    ``hint_fwd_pd`` is the forward deconvolution's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers oneDNN's choice.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
+            DeconvolutionForwardDesc.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); ``algorithm``
+            is not a deconvolution one (``AlgKind.DECONVOLUTION_*``); or ``hint_fwd_pd`` was made
+            for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes.
+    """
+
+    __slots__ = ()
+    _cpp = "deconvolution_backward_data"
+    _kind = "deconvolution"
+    _forward = DeconvolutionForwardDesc
+    _function = "dnnl_deconvolution_backward_data_primitive_desc_create"
+    _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
+    _family = "DECONVOLUTION_"
+
+
+class DeconvolutionBackwardWeightsDesc(_ConvolutionLikeBackwardWeights):
+    """``dnnl::deconvolution_backward_weights::primitive_desc``: the gradients of a
+    deconvolution's weights (``ARG_DIFF_WEIGHTS``) and, with ``diff_bias_desc``, of its
+    bias (``ARG_DIFF_BIAS``) from its src (``ARG_SRC``) and the gradient of its dst
+    (``ARG_DIFF_DST``).
+
+    ``hint_fwd_pd`` is the forward deconvolution's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
+    ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
+
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not a
+            DeconvolutionForwardDesc.
+        ValueError: ``strides``, ``padding_l``, ``padding_r`` or ``dilates`` has another length
+            than the spatial dimensions, or a negative value (a stride below 1); ``algorithm``
+            is not a deconvolution one (``AlgKind.DECONVOLUTION_*``); or ``hint_fwd_pd`` was made
+            for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or a diff_bias with gaps where it writes it packed (see above).
+    """
+
+    __slots__ = ()
+    _cpp = "deconvolution_backward_weights"
+    _kind = "deconvolution"
+    _forward = DeconvolutionForwardDesc
+    _function = "dnnl_deconvolution_backward_weights_primitive_desc_create"
+    _default_algorithm = AlgKind.DECONVOLUTION_DIRECT
+    _family = "DECONVOLUTION_"

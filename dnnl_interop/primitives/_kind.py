@@ -13,7 +13,7 @@ from .._attr import PrimitiveAttr
 from .._engine import Engine, engine_in_words
 from .._enums import AlgKind, PropKind, Query
 from .._ffi import ffi, lib
-from .._library import status_error
+from .._library import status_error, version
 from .._memory_desc import MemoryDesc
 from .._owned import using
 from .._primitive import PrimitiveDesc, open_desc
@@ -241,3 +241,37 @@ def _same_engine(desc: PrimitiveDesc, engine: Engine) -> bool:
     with using((desc, PrimitiveDesc, "hint_fwd_pd"), (engine, Engine, "engine")) as (pd, c_engine):
         status = lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_engine, 0, out)
         return status == 0 and out[0] == c_engine
+
+
+def _refuse_diff_bias_with_gaps(desc: PrimitiveDesc, function: str) -> None:
+    """Never a backward weights primitive that writes its bias's gradient as if packed.
+
+    oneDNN up to 3.13 (seen in 3.13.2) writes ``diff_bias`` as a packed vector,
+    whatever its strides, in the implementations it chooses for convolution,
+    deconvolution and inner product backward weights (seen: "gemm:jit" and
+    "conv:any+ref:any" on the CPU engine, its OpenCL kernels on the emulated
+    GPU): into a diff_bias with gaps between its elements it overwrites the gaps
+    and leaves elements unwritten. Only its CPU reference implementation
+    ("ref:any") was seen to write through the strides. ``desc`` is closed and
+    ``UnimplementedError`` raised everywhere else.
+    """
+    found = version()
+    if (found.major, found.minor) > (3, 13) or desc.impl_info == "ref:any":
+        return
+    bias = desc.diff_bias_desc()
+    if bias is None:
+        return
+    with bias:
+        strides = bias.strides
+        if strides is None or bias.ndim != 1 or bias.shape[0] < 2 or strides[0] == 1:
+            return
+        shown, count = repr(bias), bias.shape[0]
+    impl = desc.impl_info
+    desc.close()
+    reason = (
+        f"diff_bias_desc: {shown} leaves gaps between its elements, and the implementation oneDNN "
+        f"{found.number} chose ({impl}) writes the bias's gradient as if packed (oneDNN bug: it overwrites "
+        f"the gaps and leaves elements unwritten); give a dense diff_bias_desc (a contiguous ({count},) "
+        "array, or 'any') and copy the result into place"
+    )
+    raise make_error(Status.UNIMPLEMENTED, function, reason, reason)

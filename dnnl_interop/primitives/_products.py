@@ -11,9 +11,14 @@ from .._library import version
 from .._memory_desc import MemoryDesc
 from .._primitive import PrimitiveDesc
 from ..errors import Status, make_error
-from ._kind import _INFERENCE, _Kind, _prop_kind
+from ._kind import _INFERENCE, _Backward, _Kind, _prop_kind, _refuse_diff_bias_with_gaps
 
-__all__ = ["MatmulDesc", "InnerProductForwardDesc"]
+__all__ = [
+    "MatmulDesc",
+    "InnerProductForwardDesc",
+    "InnerProductBackwardDataDesc",
+    "InnerProductBackwardWeightsDesc",
+]
 
 
 
@@ -38,6 +43,26 @@ def _memory_order(desc: MemoryDesc) -> list[int]:
     assert strides is not None
     axes = [axis for axis in range(1, desc.ndim) if desc.shape[axis] > 1]
     return sorted(axes, key=lambda axis: -strides[axis])
+
+
+def _row_major(desc: MemoryDesc) -> bool:
+    """Whether ``desc``'s dimensions of more than one element lie in memory in their order,
+    the first outermost (gaps between them allowed); False for a layout without strides."""
+    strides = desc.strides
+    if strides is None:
+        return False
+    axes = [axis for axis in range(desc.ndim) if desc.shape[axis] > 1]
+    return sorted(axes, key=lambda axis: -strides[axis]) == axes
+
+
+def _column_major(desc: MemoryDesc) -> bool:
+    """Whether ``desc``'s dimensions of more than one element lie in memory in reverse order,
+    the first innermost (one such dimension: both this and :func:`_row_major`)."""
+    strides = desc.strides
+    if strides is None:
+        return False
+    axes = [axis for axis in range(desc.ndim) if desc.shape[axis] > 1]
+    return sorted(axes, key=lambda axis: strides[axis]) == axes
 
 
 def _tag_in_order(ndim: int, order: Sequence[int]) -> str:
@@ -207,3 +232,135 @@ class InnerProductForwardDesc(_Kind):
             "row-major or 'any')"
         )
         raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_forward_primitive_desc_create", reason, reason)
+
+
+class InnerProductBackwardDataDesc(_Backward):
+    """``dnnl::inner_product_backward_data::primitive_desc``: the gradient of an inner
+    product's src (``ARG_DIFF_SRC``) from the gradient of its dst (``ARG_DIFF_DST``) and
+    its weights (``ARG_WEIGHTS``).
+
+    ``hint_fwd_pd`` is the forward inner product's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_src_desc`` may be "any": ``diff_src_desc()`` answers oneDNN's choice.
+
+    On the CPU engine, oneDNN up to 3.13 (seen in 3.13.2) leaves diff_src
+    unwritten, for some shapes, in its "gemm:jit" implementation when the
+    weights do not lie in row-major order (column-major, say; dimensions of one
+    element do not count) and diff_src does not either, or has a single
+    dimension of more than one element. The descriptor raises
+    ``UnimplementedError`` there: give the weights row-major.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
+            InnerProductForwardDesc.
+        ValueError: ``hint_fwd_pd`` was made for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or weights and diff_src out of row-major order on "gemm:jit" (see above).
+    """
+
+    __slots__ = ()
+    _cpp = "inner_product_backward_data"
+    _kind = "inner product"
+    _forward = InnerProductForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        diff_src_desc: MemoryDesc,
+        weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_inner_product_backward_data_primitive_desc_create", engine, attr,
+            [(diff_src_desc, "diff_src_desc", False), (weights_desc, "weights_desc", False),
+             (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, diff_src, weights, diff_dst, h, a: (e, diff_src, weights, diff_dst, h, a),
+            hint=hint,
+        )
+        self._refuse_unwritten_diff_src(engine)
+
+    def _refuse_unwritten_diff_src(self, engine: Engine) -> None:
+        """Never "gemm:jit" over weights out of row-major order into such a diff_src (see the class's docstring)."""
+        found = version()
+        if engine.kind != EngineKind.CPU or (found.major, found.minor) > (3, 13) or \
+                not self.impl_info.endswith("gemm:jit"):
+            return
+        diff_src, weights = self.diff_src_desc(), self.weights_desc()
+        if diff_src is None or weights is None:
+            return
+        with diff_src, weights:
+            if _row_major(weights) or (_row_major(diff_src) and not _column_major(diff_src)):
+                return
+            shown_src, shown_weights = repr(diff_src), repr(weights)
+        impl = self.impl_info
+        self.close()
+        reason = (
+            f"weights_desc is {shown_weights}, not in row-major order, and diff_src_desc {shown_src} is not either "
+            "or reads as column-major too (one dimension of more than one element): the implementation oneDNN "
+            f"{found.number} chose for them ({impl}) leaves diff_src unwritten for such layouts (oneDNN bug); give "
+            "weights_desc row-major (a plain tag such as 'abcd', or reorder the weights: dnnl_interop.reordered)"
+        )
+        raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_backward_data_primitive_desc_create", reason,
+                         reason)
+
+
+class InnerProductBackwardWeightsDesc(_Backward):
+    """``dnnl::inner_product_backward_weights::primitive_desc``: the gradients of an inner
+    product's weights (``ARG_DIFF_WEIGHTS``) and, with ``diff_bias_desc``, of its bias
+    (``ARG_DIFF_BIAS``) from its src (``ARG_SRC``) and the gradient of its dst
+    (``ARG_DIFF_DST``).
+
+    ``hint_fwd_pd`` is the forward inner product's descriptor, made with
+    ``prop_kind=PropKind.FORWARD_TRAINING``; this descriptor and its primitives keep it
+    alive. ``diff_weights_desc`` and ``diff_bias_desc`` may be "any":
+    ``diff_weights_desc()`` and ``diff_bias_desc()`` answer oneDNN's choice.
+
+    oneDNN up to 3.13 (seen in 3.13.2) writes the bias's gradient as a packed
+    vector whatever ``diff_bias_desc``'s strides in the implementations it
+    chooses here (all but its CPU reference one, "ref:any"; on the CPU engine,
+    and on real oneDNN, emulated GPU): into a diff_bias with gaps between its
+    elements it overwrites the gaps and leaves elements unwritten. The
+    descriptor raises ``UnimplementedError`` there: give a dense diff_bias (or
+    "any") and copy the result into place.
+
+    Raises:
+        TypeError: an argument is of another type; or ``hint_fwd_pd`` is not an
+            InnerProductForwardDesc.
+        ValueError: ``hint_fwd_pd`` was made for inference, or on another engine.
+        ClosedObjectError: an argument is closed.
+        InvalidArgumentsError: oneDNN refuses the shapes (the message says which rule they break).
+        UnimplementedError: oneDNN has no implementation for these data types, layouts or attributes,
+            or a diff_bias with gaps where it writes it packed (see above).
+    """
+
+    __slots__ = ()
+    _cpp = "inner_product_backward_weights"
+    _kind = "inner product"
+    _forward = InnerProductForwardDesc
+
+    def __init__(
+        self,
+        engine: Engine,
+        src_desc: MemoryDesc,
+        diff_weights_desc: MemoryDesc,
+        diff_dst_desc: MemoryDesc,
+        hint_fwd_pd: PrimitiveDesc,
+        *,
+        diff_bias_desc: MemoryDesc | None = None,
+        attr: PrimitiveAttr | None = None,
+    ) -> None:
+        hint = self._checked_hint(hint_fwd_pd, engine)
+        self._create(
+            "dnnl_inner_product_backward_weights_primitive_desc_create", engine, attr,
+            [(src_desc, "src_desc", False), (diff_weights_desc, "diff_weights_desc", False),
+             (diff_bias_desc, "diff_bias_desc", True), (diff_dst_desc, "diff_dst_desc", False)],
+            lambda e, src, diff_weights, diff_bias, diff_dst, h, a: (e, src, diff_weights, diff_bias, diff_dst, h, a),
+            hint=hint,
+        )
+        _refuse_diff_bias_with_gaps(self, "dnnl_inner_product_backward_weights_primitive_desc_create")

@@ -54,6 +54,7 @@ class Case:
     expected: dict[int, np.ndarray]
     rtol: float = 0.0  # both 0: exactly numpy's result
     atol: float = 0.0
+    keep: object = None  # what ``desc`` needs alive and does not hold itself (a raw descriptor's hint)
 
     def check(self, outputs: dict[int, np.ndarray]) -> None:
         assert set(outputs) == set(self.expected)

@@ -592,6 +592,10 @@ def _normalization_backward(kind: str, minimum_ndims: int) -> Callable[[_Descs, 
 
 
 _BACKWARD_CHECKS: dict[str, Callable[[_Descs, _Params], str | None]] = {
+    # The forward rules, read under the backward arguments' names (_roles).
+    "inner product": _CHECKS["inner product"],
+    "convolution": _CHECKS["convolution"],
+    "deconvolution": _CHECKS["deconvolution"],
     "eltwise": _eltwise_backward,
     "softmax": _softmax_backward,
     "prelu": _prelu_backward,

@@ -616,7 +616,7 @@ def test_a_pooling_hint_for_a_convolution_backward_is_a_type_error_naming_the_fo
         make_backward(engine, "ConvolutionBackwardDataDesc", pooling)
     assert str(info.value) == (
         "hint_fwd_pd: expected a dnnl_interop.ConvolutionForwardDesc (the forward primitive descriptor of this "
-        "convolution, as dnnl::convolution_forward::primitive_desc takes), got PoolingForwardDesc")
+        "convolution, as dnnl::convolution_backward_data::primitive_desc takes), got PoolingForwardDesc")
 
 
 @pytest.mark.parametrize("name", BACKWARD_KINDS)

@@ -819,7 +819,9 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
         """``{ARG_*: bytes}``: the execution arguments the descriptor describes, and their sizes.
 
         Execute refuses a memory smaller than this at its argument. Covers the
-        named ``ARG_*`` indices and the ``ARG_MULTIPLE_SRC``/``DST`` ranges.
+        named ``ARG_*`` indices, the ``ARG_MULTIPLE_SRC``/``DST`` ranges and the
+        post-ops' inputs. 0 for an argument of runtime dimensions
+        (``RUNTIME_DIM``): its memory's own descriptor sizes it at execute.
 
         Raises:
             ClosedObjectError: ``desc`` is closed.
@@ -993,7 +995,8 @@ def _post_op_inputs(pd: CData) -> tuple[list[int], dict[int, int]]:
         if kind == lib.dnnl_binary:
             inputs += (post_op_arg(i), post_op_arg(i, lib.DNNL_ARG_SRC_2))
         elif kind == lib.dnnl_convolution:
-            inputs += (lib.DNNL_ARG_ATTR_POST_OP_DW | lib.DNNL_ARG_WEIGHTS, lib.DNNL_ARG_ATTR_POST_OP_DW | lib.DNNL_ARG_BIAS)
+            dw = lib.DNNL_ARG_ATTR_POST_OP_DW
+            inputs += (dw | lib.DNNL_ARG_WEIGHTS, dw | lib.DNNL_ARG_BIAS)
         elif kind == lib.dnnl_prelu:
             check(lib.dnnl_post_ops_get_params_prelu(ops[0], i, mask), "dnnl_post_ops_get_params_prelu")
             prelu[post_op_arg(i, lib.DNNL_ARG_WEIGHTS)] = int(mask[0])

@@ -112,9 +112,16 @@ def check_shapes(
         layout = layouts.get(index)
         if index in (_SRC, _WEIGHTS, _DST, _SCRATCHPAD) or layout is None or not isinstance(layout[1], tuple):
             continue
-        exact = index >= _POST_OP_BASE and index % _POST_OP_BASE == _CONDITION
-        if len(shape) != len(dst) or any(n != d and (exact or n != 1) for n, d in zip(shape, dst, strict=True)):
-            needs = "dst's shape" if exact else "dst's size or 1 in each dimension"
+        # A select's condition is never broadcast; nor is a dimension given as RUNTIME_DIM (a bias, a
+        # PReLU post-op's weights): the primitive was made to read dst's size there.
+        condition = index >= _POST_OP_BASE and index % _POST_OP_BASE == _CONDITION
+        made = layout[1]
+        if len(shape) != len(dst) or any(
+            n != d and (condition or n != 1 or want == RUNTIME_DIM)
+            for n, d, want in zip(shape, dst, made, strict=True)
+        ):
+            needs = "dst's shape" if condition else \
+                "dst's size in each dimension made RUNTIME_DIM, dst's size or 1 in the others"
             raise ValueError(
                 f"{name(index)}: the memory's shape, {shape}, does not fit dst's {dst}: oneDNN reads it with "
                 f"{needs}"

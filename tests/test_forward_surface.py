@@ -44,7 +44,8 @@ def test_runtime_dim_is_onednns_placeholder_and_shows_by_name():
 
 
 def test_no_memory_has_a_runtime_dims_descriptor(engine):
-    with MemoryDesc((R, 4), "f32", "ab") as desc, pytest.raises(dnnl.InvalidArgumentsError):
+    with MemoryDesc((R, 4), "f32", "ab") as desc, pytest.raises(dnnl.InvalidArgumentsError,
+                                                                  match="desc: .* has a runtime dimension"):
         dnnl.Memory(desc, engine)
 
 
@@ -108,6 +109,21 @@ def test_a_post_op_input_shorter_than_a_runtime_m_is_refused(engine, stream):
         with pytest.raises(ValueError, match=r"post_op_arg\(0, ARG_SRC_1\).*\(4, 3\).*dst's \(6, 3\)"):
             run(primitive, stream, engine, {**args, dnnl.ARG_SRC: values(6, 2),
                                             dnnl.ARG_DST: np.zeros((6, 3), np.float32)})
+
+
+def test_prelu_weights_over_a_runtime_m_have_dsts_m(engine, stream):
+    """Made with mask 3, the weights are (M, 3): one row would be read past at M = 4."""
+    post_ops = PostOps()
+    post_ops.append_prelu(3)
+    pd = dnnl.MatmulDesc(engine, MemoryDesc((R, 2), "f32", "ab"), MemoryDesc((2, 3), "f32", "ab"),
+                         MemoryDesc((R, 3), "f32", "ab"), attr=attr_of(post_ops))
+    with pd, dnnl.Primitive(pd) as primitive:
+        src, weights, slopes = values(4, 2), values(2, 3), values(4, 3)
+        args = {dnnl.ARG_SRC: src, dnnl.ARG_WEIGHTS: weights, dnnl.ARG_DST: (dst := np.zeros((4, 3), np.float32))}
+        run(primitive, stream, engine, {**args, dnnl.post_op_arg(0, dnnl.ARG_WEIGHTS): slopes})
+        np.testing.assert_allclose(dst, prelu(ref.matmul(src, weights), slopes), rtol=1e-5, atol=1e-5)
+        with pytest.raises(ValueError, match=r"post_op_arg\(0, ARG_WEIGHTS\).*\(1, 3\).*made RUNTIME_DIM"):
+            run(primitive, stream, engine, {**args, dnnl.post_op_arg(0, dnnl.ARG_WEIGHTS): values(1, 3)})
 
 
 def test_scales_over_a_runtime_dimension_are_refused(engine):

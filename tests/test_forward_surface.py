@@ -45,7 +45,7 @@ def test_runtime_dim_is_onednns_placeholder_and_shows_by_name():
 
 def test_no_memory_has_a_runtime_dims_descriptor(engine):
     with MemoryDesc((R, 4), "f32", "ab") as desc, pytest.raises(dnnl.InvalidArgumentsError,
-                                                                  match="desc: .* has a runtime dimension"):
+                                                                  match=r"desc: .* has a runtime dimension"):
         dnnl.Memory(desc, engine)
 
 

@@ -95,6 +95,15 @@ def test_runtime_dims_refuse_memories_that_do_not_fit(runtime_m, args, message):
         run(primitive, stream, engine, given)
 
 
+def test_a_bound_execution_checks_runtime_dims_when_made(runtime_m):
+    engine, stream, primitive = runtime_m
+    arrays = {dnnl.ARG_SRC: values(3, 4), dnnl.ARG_WEIGHTS: values(4, 3), dnnl.ARG_BIAS: values(1, 3),
+              dnnl.ARG_DST: np.zeros((2, 3), np.float32)}
+    memories = {index: dnnl.Memory.from_array(array, engine) for index, array in arrays.items()}
+    with pytest.raises(ValueError, match="dst has 2 where src's M is 3"):
+        primitive.bind(stream, memories)
+
+
 def test_a_post_op_input_shorter_than_a_runtime_m_is_refused(engine, stream):
     """oneDNN takes a (4, 3) binary post-op input for dst (M, 3): with M = 6 it would read past it."""
     post_ops = PostOps()

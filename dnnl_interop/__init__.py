@@ -11,7 +11,7 @@ names another module):
 * memory: ``MemoryDesc``, ``Memory`` (``Memory.from_array(array, engine)``,
   ``numpy.asarray(memory)``, ``memory.mapped()``, ``numpy.from_dlpack(memory)``),
   ``from_dlpack``, ``to_array`` (any layout back into an array),
-  ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``format_tags()``;
+  ``MEMORY_ALLOCATE``, ``MEMORY_NONE``, ``RUNTIME_DIM``, ``format_tags()``;
 * primitives: ``reorder`` (the kind ``ReorderDesc`` with attributes),
   ``reordered``, ``PrimitiveDesc``, ``Primitive``
   (``execute(stream, {Arg.SRC: memory, ...})``; ``Arg`` holds the argument
@@ -116,6 +116,7 @@ _LAZY = {
     "Engine": "_engine",
     "Stream": "_stream",
     "MemoryDesc": "_memory_desc",
+    "RUNTIME_DIM": "_memory_desc",
     "Memory": "_memory",
     "Primitive": "_primitive",
     "PrimitiveDesc": "_primitive",

@@ -107,7 +107,8 @@ def _groups(groups: object) -> tuple[int, ...]:
 
 class PostOps(Owned):
     """The operations a primitive applies to its result (``dnnl::post_ops``):
-    eltwise, binary and sum, in the order they are appended.
+    eltwise, binary (and select), sum, PReLU and depthwise convolution, in the
+    order they are appended.
 
     Raises:
         DnnlError: oneDNN cannot make the list.
@@ -135,7 +136,8 @@ class PostOps(Owned):
             return int(lib.dnnl_post_ops_len(ops))
 
     def kind(self, index: int) -> PrimitiveKind:
-        """The kind of post-op ``index``: ``ELTWISE``, ``BINARY`` or ``SUM``.
+        """The kind of post-op ``index``: ``ELTWISE``, ``BINARY``, ``SUM``, ``PRELU`` or
+        ``CONVOLUTION`` (a depthwise one).
 
         Raises:
             TypeError: ``index`` is not an int.
@@ -181,19 +183,78 @@ class PostOps(Owned):
         with using((self, PostOps, "post_ops")) as ops:
             check(lib.dnnl_post_ops_append_eltwise(ops, int(alg), alpha_, beta_), "dnnl_post_ops_append_eltwise")
 
-    def append_binary(self, algorithm: AlgKind, src1_desc: MemoryDesc) -> None:
+    def append_binary(self, algorithm: AlgKind, src1_desc: MemoryDesc, src2_desc: MemoryDesc | None = None) -> None:
         """Combine the result with a second input (``AlgKind.BINARY_ADD``, ...) of
         layout ``src1_desc``, given at execute as ``{post_op_arg(index): memory}``.
 
+        ``AlgKind.BINARY_SELECT`` takes a third input, the condition, of layout
+        ``src2_desc`` (dst's shape, no broadcast), given as
+        ``{post_op_arg(index, ARG_SRC_2): memory}``: the result where it is
+        nonzero, the second input elsewhere.
+
         Raises:
-            TypeError: ``algorithm`` is not an AlgKind, ``src1_desc`` not a MemoryDesc.
-            ValueError: ``algorithm`` is no algorithm kind.
-            ClosedObjectError: the post-ops or ``src1_desc`` are closed.
+            TypeError: ``algorithm`` is not an AlgKind, ``src1_desc`` or ``src2_desc`` not a MemoryDesc.
+            ValueError: ``algorithm`` is no algorithm kind, or ``src2_desc`` is missing for
+                ``BINARY_SELECT`` or given for another algorithm.
+            ClosedObjectError: the post-ops or a descriptor are closed.
             DnnlError: oneDNN refuses the post-op (an algorithm that is not a binary one).
         """
         alg = enum_argument(algorithm, AlgKind, "algorithm")
-        with using((self, PostOps, "post_ops"), (src1_desc, MemoryDesc, "src1_desc")) as (ops, md):
-            check(lib.dnnl_post_ops_append_binary(ops, int(alg), md), "dnnl_post_ops_append_binary")
+        select = alg == AlgKind.BINARY_SELECT
+        if select and src2_desc is None:
+            raise ValueError("src2_desc: BINARY_SELECT takes a condition: give its descriptor as src2_desc")
+        if not select and src2_desc is not None:
+            raise ValueError(f"src2_desc: only BINARY_SELECT takes a third input, not {alg.name}")
+        if src2_desc is None:
+            with using((self, PostOps, "post_ops"), (src1_desc, MemoryDesc, "src1_desc")) as (ops, md):
+                check(lib.dnnl_post_ops_append_binary(ops, int(alg), md), "dnnl_post_ops_append_binary")
+            return
+        with using((self, PostOps, "post_ops"), (src1_desc, MemoryDesc, "src1_desc"),
+                   (src2_desc, MemoryDesc, "src2_desc")) as (ops, md1, md2):
+            check(lib.dnnl_post_ops_append_binary_v2(ops, int(alg), md1, md2), "dnnl_post_ops_append_binary_v2")
+
+    def append_prelu(self, mask: int) -> None:
+        """Apply PReLU to the result: ``x`` where ``x > 0``, ``x * w`` elsewhere, with
+        f32 weights ``w`` given at execute as ``{post_op_arg(index, ARG_WEIGHTS): memory}``,
+        in a plain layout: one value (``mask`` 0) or one per index of dst's dimensions
+        whose bits ``mask`` sets (the others of size 1).
+
+        Raises:
+            TypeError: ``mask`` is not an int.
+            ValueError: ``mask`` is negative.
+            ClosedObjectError: the post-ops are closed.
+            DnnlError: oneDNN refuses the post-op.
+        """
+        mask_ = _mask(mask)
+        with using((self, PostOps, "post_ops")) as ops:
+            check(lib.dnnl_post_ops_append_prelu(ops, mask_), "dnnl_post_ops_append_prelu")
+
+    def append_dw(
+        self, weights_data_type: object, bias_data_type: object, dst_data_type: object,
+        kernel_size: int, stride_size: int, padding_l_size: int,
+    ) -> None:
+        """Fuse a depthwise convolution after a 1x1 convolution: a ``kernel_size``
+        square kernel per channel, of stride ``stride_size`` and top and left padding
+        ``padding_l_size``. Its weights (``(channels, 1, 1, kernel_size, kernel_size)``,
+        "Abcde8a"-like layouts a ``pd.arg_desc`` gives) and bias come at execute as
+        ``{ARG_ATTR_POST_OP_DW | ARG_WEIGHTS: ..., ARG_ATTR_POST_OP_DW | ARG_BIAS: ...}``;
+        dst has the depthwise convolution's shape. ``bias_data_type`` ``DataType.UNDEF``
+        (or None): no bias.
+
+        Raises:
+            TypeError: an argument is of another type.
+            ValueError: a size is negative or too large.
+            ClosedObjectError: the post-ops are closed.
+            DnnlError: oneDNN refuses the post-op.
+        """
+        weights = data_type(weights_data_type, "weights_data_type")
+        bias = _optional_data_type(bias_data_type, "bias_data_type")
+        dst = data_type(dst_data_type, "dst_data_type")
+        sizes = [_dim(value, what) for value, what in ((kernel_size, "kernel_size"), (stride_size, "stride_size"),
+                                                       (padding_l_size, "padding_l_size"))]
+        with using((self, PostOps, "post_ops")) as ops:
+            check(lib.dnnl_post_ops_append_dw(ops, int(weights), int(bias), int(dst), *sizes),
+                  "dnnl_post_ops_append_dw")
 
     def get_params_sum(self, index: int) -> tuple[float, int, DataType]:
         """``(scale, zero_point, data_type)`` of the sum post-op ``index``.
@@ -226,6 +287,40 @@ class PostOps(Owned):
                   "dnnl_post_ops_get_params_eltwise")
         return AlgKind(alg[0]), float(alpha[0]), float(beta[0])
 
+    def get_params_prelu(self, index: int) -> int:
+        """The mask of the PReLU post-op ``index``.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            IndexError: there is no post-op ``index``.
+            ClosedObjectError: the post-ops are closed.
+            DnnlError: post-op ``index`` is not a PReLU one.
+        """
+        index = self._index(index)
+        mask = ffi.new("int *")
+        with using((self, PostOps, "post_ops")) as ops:
+            check(lib.dnnl_post_ops_get_params_prelu(ops, index, mask), "dnnl_post_ops_get_params_prelu")
+        return int(mask[0])
+
+    def get_params_dw(self, index: int) -> tuple[DataType, DataType, DataType, int, int, int]:
+        """``(weights_data_type, bias_data_type, dst_data_type, kernel_size, stride_size,
+        padding_l_size)`` of the depthwise post-op ``index``.
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            IndexError: there is no post-op ``index``.
+            ClosedObjectError: the post-ops are closed.
+            DnnlError: post-op ``index`` is not a depthwise one.
+        """
+        index = self._index(index)
+        types = [ffi.new("dnnl_data_type_t *") for _ in range(3)]
+        sizes = [ffi.new("dnnl_dim_t *") for _ in range(3)]
+        with using((self, PostOps, "post_ops")) as ops:
+            check(lib.dnnl_post_ops_get_params_dw(ops, index, *types, *sizes), "dnnl_post_ops_get_params_dw")
+        weights, bias, dst = (DataType(t[0]) for t in types)
+        kernel, stride, padding = (int(n[0]) for n in sizes)
+        return weights, bias, dst, kernel, stride, padding
+
     def get_params_binary(self, index: int) -> tuple[AlgKind, MemoryDesc]:
         """``(algorithm, src1_desc)`` of the binary post-op ``index``.
 
@@ -241,14 +336,44 @@ class PostOps(Owned):
             check(lib.dnnl_post_ops_get_params_binary(ops, index, alg, md), "dnnl_post_ops_get_params_binary")
             return AlgKind(alg[0]), MemoryDesc._of(md[0])
 
+    def get_params_select(self, index: int) -> tuple[AlgKind, MemoryDesc, MemoryDesc]:
+        """``(algorithm, src1_desc, src2_desc)`` of the binary post-op ``index`` with a
+        condition (``AlgKind.BINARY_SELECT``).
+
+        Raises:
+            TypeError: ``index`` is not an int.
+            IndexError: there is no post-op ``index``.
+            ValueError: post-op ``index`` is a binary one without a condition (see :meth:`get_params_binary`).
+            ClosedObjectError: the post-ops are closed.
+            DnnlError: post-op ``index`` is not a binary one.
+        """
+        index = self._index(index)
+        alg = ffi.new("dnnl_alg_kind_t *")
+        md1, md2 = ffi.new("const_dnnl_memory_desc_t *"), ffi.new("const_dnnl_memory_desc_t *")
+        with using((self, PostOps, "post_ops")) as ops:
+            check(lib.dnnl_post_ops_get_params_binary_v2(ops, index, alg, md1, md2),
+                  "dnnl_post_ops_get_params_binary_v2")
+            if alg[0] != AlgKind.BINARY_SELECT:
+                raise ValueError(f"index: post-op {index} is {AlgKind(alg[0]).name}, without a condition; "
+                                 "read it with get_params_binary")
+            return AlgKind(alg[0]), MemoryDesc._of(md1[0]), MemoryDesc._of(md2[0])
+
     def __repr__(self) -> str:
         if self.closed:
             return "<dnnl_interop.PostOps closed>"
         return f"<dnnl_interop.PostOps [{', '.join(self.kind(i).name.lower() for i in range(len(self)))}]>"
 
 
-def _optional_data_type(value: object) -> DataType:
-    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value, "data_type")
+def _optional_data_type(value: object, what: str = "data_type") -> DataType:
+    return DataType.UNDEF if value is None or value == DataType.UNDEF else data_type(value, what)
+
+
+def _dim(value: object, what: str) -> int:
+    """A size of the depthwise post-op: 0 or more, within a ``dnnl_dim_t``."""
+    value = count_argument(value, what)
+    if value >= 2**62:
+        raise ValueError(f"{what}: {value} is too large")
+    return value
 
 
 class PrimitiveAttr(Owned):

@@ -25,6 +25,7 @@ from ._memory import Memory
 from ._memory_desc import MemoryDesc
 from ._owned import Owned
 from ._runtime import ENGINE_NAMES
+from ._runtime_dims import check_layout, check_shapes, has_runtime_dims
 from ._stream import Stream
 from ._validate import row_major_strides
 from .errors import ClosedObjectError, InvalidArgumentsError, Status, make_error
@@ -154,6 +155,8 @@ def submit(
                         _missing(name, required, items)
             if _WORKSPACE in required:
                 _refuse_other_forward(primitive, cast(Memory, args[_WORKSPACE]))
+            if has_runtime_dims(layouts[required[-1]]):  # _set_args puts runtime-dims arguments last
+                check_shapes(args, layouts, _arg_name)
         if array_types and (call is _plain_execute or type(call) is OclExecute):
             # A memory over a pyopencl Array exists: order the work with the events of those given.
             status = execute_over_arrays(call, stream, items, array_types[0], c_primitive, c_stream,
@@ -208,12 +211,17 @@ def _refuse(
     if expected is not None and expected[0] == VALUES:  # scales or zero points
         _check_values(what, memory, expected[1], sizes[index])
         return index
+    if expected is not None and has_runtime_dims(expected):  # a concrete memory for a runtime-dims one
+        check_layout(what, memory, expected)
+        return index
     # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
     # memory where oneDNN chose a padded blocked one is smaller), and the layout error names the fix.
     too_small = memory._size < sizes.get(index, 0)
     if index == _WORKSPACE and expected is not None and (expected != given or too_small):
         raise ValueError(_other_workspace(what, memory, primitive))
     if expected is not None and (expected != given or too_small):
+        if index >= _POST_OP_ARGS and index % _POST_OP_ARGS == lib.DNNL_ARG_WEIGHTS:
+            raise ValueError(_other_prelu_weights(what, memory, expected))
         raise ValueError(_other_layout(what, index, memory, expected, primitive))
     if too_small:
         raise ValueError(
@@ -274,6 +282,22 @@ def _other_layout(
         f"{what}: the memory's layout, {desc!r}, is not the one the primitive computes with there, "
         f"{shown}; oneDNN would read it as that layout and compute garbage. Give a memory of "
         f"desc.arg_desc({index}), or {reorder}"
+    )
+
+
+_POST_OP_ARGS = lib.DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE
+# The layout oneDNN reads a PReLU post-op's weights in, by rank (see _primitive._prelu_weights).
+PRELU_TAGS = {1: "a", 2: "ab", 3: "acb", 4: "acdb", 5: "acdeb"}
+
+
+def _other_prelu_weights(what: str, memory: Memory, expected: tuple[object, ...]) -> str:
+    """The message for PReLU post-op weights of another shape, data type or layout than oneDNN reads."""
+    shape = cast(tuple[int, ...], expected[1])
+    tag = PRELU_TAGS[len(shape)]
+    return (
+        f"{what}: the weights of this PReLU post-op are {memory.desc!r}; oneDNN reads them as f32 of shape "
+        f"{shape} (dst's size where the mask sets a bit, 1 elsewhere) in layout {tag!r}, whatever the memory's "
+        f"descriptor says: give a memory of MemoryDesc({shape}, 'f32', {tag!r})"
     )
 
 

@@ -32,7 +32,7 @@ from ._engine import Engine, engine_of, explain_runtime, optional_engine
 from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
 from ._library import check, checked, status_error
-from ._memory_desc import MemoryDesc
+from ._memory_desc import RUNTIME_DIM, MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
@@ -769,12 +769,19 @@ def _create_device(
 
 
 def _refuse_any(desc: object, function: str) -> None:
-    """oneDNN's INVALID_ARGUMENTS for memory of an "any" descriptor, said before the call."""
+    """oneDNN's INVALID_ARGUMENTS for memory of an "any" descriptor, or of one with
+    runtime dimensions, said before the call."""
     if isinstance(desc, MemoryDesc) and desc.format_kind == FormatKind.ANY:
         raise make_error(
             Status.INVALID_ARGUMENTS, function,
             f"desc: {desc!r} lets a primitive choose the layout and describes no memory; make the "
             "memory from the descriptor the primitive descriptor chose (its src_desc, weights_desc, ...)",
+        )
+    if isinstance(desc, MemoryDesc) and RUNTIME_DIM in desc.shape:
+        raise make_error(
+            Status.INVALID_ARGUMENTS, function,
+            f"desc: {desc!r} has a runtime dimension, a size given only at execute, and describes no "
+            "memory; make the memory with the concrete shape (MemoryDesc.from_array of the data)",
         )
 
 

@@ -13,6 +13,7 @@ from ._owned import Owned, using
 from ._validate import (
     NUMPY_TYPES,
     PLAIN_TAGS,
+    RUNTIME_DIM,
     data_type,
     dims_argument,
     strides_argument,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from ._ffi import CData
 
-__all__ = ["DataType", "FormatKind", "MemoryDesc"]
+__all__ = ["RUNTIME_DIM", "DataType", "FormatKind", "MemoryDesc"]
 
 _query = lib.dnnl_memory_desc_query
 _TAGS_BY_RANK: dict[int, list[tuple[str, int]]] = {}  # filled on first use: rank -> [(tag, value)]
@@ -41,6 +42,10 @@ class MemoryDesc(Owned):
 
     * ``MemoryDesc(shape, dtype, tag)``: ``tag`` is any name of
       :func:`format_tags` ("ab", "ba", "abcd", "acdb", "nChw16c", ...);
+    * a dimension of ``shape`` may be :data:`RUNTIME_DIM` (oneDNN's
+      ``DNNL_RUNTIME_DIM_VAL``) in a plain tag's layout: a matmul or a reorder
+      made with it takes memories of any size there at execute (no memory
+      has such a descriptor; ``size`` is then meaningless);
     * ``MemoryDesc(shape, dtype, strides=(...))``: ``strides`` in
       **elements** (oneDNN's unit, not numpy's bytes), one per dimension,
       0 or more; :meth:`from_array` reads them from a numpy array.
@@ -360,7 +365,10 @@ class MemoryDesc(Owned):
             layout = f"strides={self._strides}"
         else:
             layout = f"format kind {self._format_kind.name.lower()}"
-        return f"MemoryDesc({self._shape}, {self._data_type.name.lower()}, {layout}{closed})"
+        shape = str(self._shape) if RUNTIME_DIM not in self._shape else \
+            "(" + ", ".join("RUNTIME_DIM" if d == RUNTIME_DIM else str(d) for d in self._shape) + \
+            ("," if len(self._shape) == 1 else "") + ")"
+        return f"MemoryDesc({shape}, {self._data_type.name.lower()}, {layout}{closed})"
 
 
 def _desc_from_strides(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...]) -> MemoryDesc:

@@ -18,7 +18,7 @@ from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
 from ._enums import DataType, PrimitiveKind, Query
-from ._execution import VALUES, BoundExecution, _attr_arg_name, submit
+from ._execution import PRELU_TAGS, VALUES, BoundExecution, _attr_arg_name, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
@@ -26,6 +26,7 @@ from ._memory import Memory
 from ._memory_desc import MemoryDesc
 from ._owned import Adoption, Owned, foreign_pointer, using
 from ._refusals import data_type_reason
+from ._runtime_dims import RUNTIME_DIM, has_runtime_dims
 from ._sized import query_then_fill
 from ._stream import Stream
 from ._validate import arg_argument, bool_argument, count_argument, enum_argument
@@ -387,6 +388,7 @@ _PD_TYPE = ffi.typeof("dnnl_primitive_desc_t")
 _NO_CACHE_BLOBS = (
     "the primitive's engine makes no cache blobs (oneDNN makes them on OpenCL and Level Zero GPU engines only)"
 )
+_POST_OP_ARGS = lib.DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE  # post_op_arg(i, arg) is this * (i + 1) | arg
 # Every named ARG_* index: the execution arguments a descriptor may describe.
 _EXEC_ARG_INDICES = tuple(sorted(set(ARGS.values())))
 # The queries oneDNN answers with a memory descriptor, and those it answers with
@@ -817,7 +819,9 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
         """``{ARG_*: bytes}``: the execution arguments the descriptor describes, and their sizes.
 
         Execute refuses a memory smaller than this at its argument. Covers the
-        named ``ARG_*`` indices and the ``ARG_MULTIPLE_SRC``/``DST`` ranges.
+        named ``ARG_*`` indices, the ``ARG_MULTIPLE_SRC``/``DST`` ranges and the
+        post-ops' inputs. 0 for an argument of runtime dimensions
+        (``RUNTIME_DIM``): its memory's own descriptor sizes it at execute.
 
         Raises:
             ClosedObjectError: ``desc`` is closed.
@@ -919,7 +923,8 @@ def _exec_args(
                         (lib.dnnl_query_num_of_outputs_s32, lib.DNNL_ARG_MULTIPLE_DST)):
         check(lib.dnnl_primitive_desc_query(pd, query, 0, count), "dnnl_primitive_desc_query")
         indices += range(base, base + min(max(count[0], 0), lib.DNNL_ARG_MULTIPLE_SRC))
-    indices += _post_op_inputs(pd)
+    inputs, prelu_masks = _post_op_inputs(pd)
+    indices += inputs
     md = ffi.new("const_dnnl_memory_desc_t *")
     sizes, layouts = {}, {}
     for index in indices:
@@ -927,10 +932,13 @@ def _exec_args(
         if md[0] != ffi.NULL:
             size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
             if size:
-                sizes[index] = size
                 desc = MemoryDesc._of(md[0])
+                # Runtime dimensions: no size until execute; the memory's own descriptor sizes it.
+                sizes[index] = 0 if has_runtime_dims(desc._layout) else size
                 layouts[index] = desc._layout
                 desc.close()
+    for index, mask in prelu_masks.items():
+        _prelu_weights(pd, index, mask, sizes, layouts)
     for index, (mask, groups, dtype) in (quantized or {}).items():
         size = _values_size(pd, index, mask, groups, dtype)
         if size:
@@ -957,6 +965,12 @@ def _values_size(pd: CData, index: int, mask: int, groups: tuple[int, ...], dtyp
         )
     count, first_grouped = 1, len(dims) - len(groups)
     for i, dim in enumerate(dims):
+        if mask >> i & 1 and dim == RUNTIME_DIM:
+            raise ValueError(
+                f"attr: the mask {mask} of the scales or zero points of args[{arg}] selects dim {i}, a runtime "
+                "dimension: their count would be known only at execute; give that dimension a size, or a mask "
+                "without it"
+            )
         if mask >> i & 1:
             group = groups[i - first_grouped] if i >= first_grouped else 1
             count *= -(-dim // group) if group > 0 else dim
@@ -964,15 +978,50 @@ def _values_size(pd: CData, index: int, mask: int, groups: tuple[int, ...], dtyp
         return values.size
 
 
-def _post_op_inputs(pd: CData) -> list[int]:
-    """The execute arguments of the inputs of ``pd``'s binary post-ops."""
+def _post_op_inputs(pd: CData) -> tuple[list[int], dict[int, int]]:
+    """The execute arguments of the inputs of ``pd``'s post-ops that ``pd`` describes
+    (a binary's second and third inputs, a depthwise convolution's weights and bias),
+    and ``{argument: mask}`` of its PReLU post-ops' weights, which it does not."""
     if not has_function("dnnl_primitive_desc_get_attr"):
-        return []
+        return [], {}
     attr, ops = ffi.new("const_dnnl_primitive_attr_t *"), ffi.new("const_dnnl_post_ops_t *")
     check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
     check(lib.dnnl_primitive_attr_get_post_ops(attr[0], ops), "dnnl_primitive_attr_get_post_ops")
-    return [post_op_arg(i) for i in range(lib.dnnl_post_ops_len(ops[0]))
-            if lib.dnnl_post_ops_get_kind(ops[0], i) == lib.dnnl_binary]
+    inputs: list[int] = []
+    prelu: dict[int, int] = {}
+    mask = ffi.new("int *")
+    for i in range(lib.dnnl_post_ops_len(ops[0])):
+        kind = lib.dnnl_post_ops_get_kind(ops[0], i)
+        if kind == lib.dnnl_binary:
+            inputs += (post_op_arg(i), post_op_arg(i, lib.DNNL_ARG_SRC_2))
+        elif kind == lib.dnnl_convolution:
+            dw = lib.DNNL_ARG_ATTR_POST_OP_DW
+            inputs += (dw | lib.DNNL_ARG_WEIGHTS, dw | lib.DNNL_ARG_BIAS)
+        elif kind == lib.dnnl_prelu:
+            check(lib.dnnl_post_ops_get_params_prelu(ops[0], i, mask), "dnnl_post_ops_get_params_prelu")
+            prelu[post_op_arg(i, lib.DNNL_ARG_WEIGHTS)] = int(mask[0])
+    return inputs, prelu
+
+
+def _prelu_weights(
+    pd: CData, index: int, mask: int, sizes: dict[int, int], layouts: dict[int, tuple[object, ...]]
+) -> None:
+    """Record the weights of a PReLU post-op at ``index``: f32, of dst's shape where
+    ``mask`` sets a bit and 1 elsewhere, in the layout oneDNN reads whatever their memory's
+    descriptor says: plain, channels last from 3 dimensions (``PRELU_TAGS``, seen in 3.13.2)."""
+    md = ffi.new("const_dnnl_memory_desc_t *")
+    check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_exec_arg_md, lib.DNNL_ARG_DST, md),
+          "dnnl_primitive_desc_query")
+    if md[0] == ffi.NULL:
+        return
+    n, found = _ndims(md[0]), ffi.new("dnnl_dims_t **")
+    check(lib.dnnl_memory_desc_query(md[0], lib.dnnl_query_dims, found), "dnnl_memory_desc_query")
+    if not 0 < n <= 5:
+        return
+    shape = tuple(d if mask >> i & 1 else 1 for i, d in enumerate(found[0][0][0:n]))
+    with MemoryDesc(shape, DataType.F32, PRELU_TAGS[n]) as weights:
+        sizes[index] = 0 if has_runtime_dims(weights._layout) else weights.size
+        layouts[index] = weights._layout
 
 
 def _cache_blob_error(status: int, name: str) -> Exception:
@@ -1086,5 +1135,13 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
     crash), which execute checks first: scales, zero points, a user scratchpad;
     and a workspace, whose absence execute explains."""
     obj._arg_sizes, obj._arg_layouts = sizes, layouts
-    obj._required = tuple(index for index, layout in layouts.items()
-                          if layout[0] == VALUES or index in (lib.DNNL_ARG_SCRATCHPAD, lib.DNNL_ARG_WORKSPACE))
+    # The post-ops' weights too (PReLU, depthwise convolution) and the depthwise bias; and the
+    # arguments of runtime dimensions, last (execute then checks the memories' shapes agree,
+    # see _runtime_dims).
+    prelu, dw = lib.DNNL_ARG_WEIGHTS, lib.DNNL_ARG_ATTR_POST_OP_DW
+    required = [index for index, layout in layouts.items()
+                if layout[0] == VALUES or index in (lib.DNNL_ARG_SCRATCHPAD, lib.DNNL_ARG_WORKSPACE,
+                                                    dw | lib.DNNL_ARG_WEIGHTS, dw | lib.DNNL_ARG_BIAS)
+                or (index >= _POST_OP_ARGS and index % _POST_OP_ARGS == prelu)]
+    required = [index for index in required if not has_runtime_dims(layouts[index])]
+    obj._required = (*required, *(index for index, layout in layouts.items() if has_runtime_dims(layout)))

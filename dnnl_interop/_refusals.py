@@ -323,6 +323,8 @@ def _pooling(descs: _Descs, params: _Params) -> str | None:
         kernel, dil = params["kernel"][s], dilation[s]
         left, right, stride = params["padding_l"][s], params["padding_r"][s], params["strides"][s]
         extent = 1 + (kernel - 1) * (dil + 1)
+        if right + stride < 0:  # pooling takes padding_r = -stride, which convolution refuses
+            return f"padding_r[{s}]: {right} with stride {stride}; the two must sum to a non-negative value"
         computed = _c_div(src.shape[i] - extent + left + right, stride) + 1
         if computed != dst.shape[i]:
             return (f"dst_desc: spatial dim {i} is {dst.shape[i]}, but src_desc's {src.shape[i]} gives {computed}: "

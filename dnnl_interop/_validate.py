@@ -131,8 +131,11 @@ def _is_int_sequence(value: object) -> bool:
 # --- shapes and strides --------------------------------------------------------------
 
 
+RUNTIME_DIM = -(2**63)  # DNNL_RUNTIME_DIM_VAL (INT64_MIN): a dimension given at execute
+
+
 def dims_argument(shape: object) -> tuple[int, ...]:
-    """A shape: 1 to ``DNNL_MAX_NDIMS`` dimensions, each 0 or more."""
+    """A shape: 1 to ``DNNL_MAX_NDIMS`` dimensions, each 0 or more, or ``RUNTIME_DIM``."""
     try:
         items: tuple[object, ...] = tuple(shape)  # type: ignore[arg-type]  # not iterable: TypeError
     except TypeError:
@@ -142,8 +145,8 @@ def dims_argument(shape: object) -> tuple[int, ...]:
         if isinstance(d, (bool, float)) or not hasattr(d, "__index__"):
             raise TypeError(f"shape[{i}]: expected an int, got {type(d).__name__} {d!r}")
         d = operator.index(d)
-        if not 0 <= d < 2**62:
-            raise ValueError(f"shape[{i}]: {d} is not a dimension (0 or more)")
+        if not 0 <= d < 2**62 and d != RUNTIME_DIM:
+            raise ValueError(f"shape[{i}]: {d} is not a dimension (0 or more, or RUNTIME_DIM)")
         dims.append(d)
     if not 0 < len(dims) <= lib.DNNL_MAX_NDIMS:
         raise ValueError(f"shape: a shape has 1 to {lib.DNNL_MAX_NDIMS} dimensions, not {len(dims)}")

@@ -33,7 +33,7 @@ from ._enums import (
 from ._exchange import from_dlpack
 from ._execution import BoundExecution
 from ._memory import MEMORY_NONE, Memory
-from ._memory_desc import MemoryDesc
+from ._memory_desc import RUNTIME_DIM, MemoryDesc
 from ._primitive import Primitive, PrimitiveDesc, reorder, reordered
 from ._stream import Stream
 from ._validate import format_tags
@@ -48,6 +48,7 @@ __all__ = [
     "Engine",
     "Stream",
     "MemoryDesc",
+    "RUNTIME_DIM",
     "Memory",
     "Primitive",
     "reorder",

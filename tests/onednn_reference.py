@@ -221,6 +221,14 @@ def output_size(size: int, kernel: int, stride: int, dilate: int, left: int, rig
     return (size + left + right - ((kernel - 1) * (dilate + 1) + 1)) // stride + 1
 
 
+def padded(array: np.ndarray, pads: Sequence[tuple[int, int]], value: float = 0.0) -> np.ndarray:
+    """``numpy.pad`` where a negative padding crops: oneDNN's negative padding_r leaves out
+    the last rows no window reaches."""
+    out = np.pad(array, [(max(left, 0), max(right, 0)) for left, right in pads], constant_values=value)
+    return out[tuple(slice(max(-left, 0), n - max(-right, 0)) for (left, right), n in zip(pads, out.shape,
+                                                                                           strict=True))]
+
+
 def _grouped(src: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """src and weights in float64, the weights as (G, O/G, C/G, *K) (G = 1 when not grouped), and their shape."""
     src = np.asarray(src, np.float64)
@@ -237,13 +245,13 @@ def convolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None, s
     n, spatial = src.shape[0], src.shape[2:]
     out_sizes = [output_size(*args) for args in zip(spatial, kernel, strides, dilates, padding_l, padding_r,
                                                        strict=True)]
-    padded = np.pad(src, [(0, 0), (0, 0), *zip(padding_l, padding_r, strict=True)])
-    padded = padded.reshape(n, groups, cg, *padded.shape[2:])
+    src = padded(src, [(0, 0), (0, 0), *zip(padding_l, padding_r, strict=True)])
+    src = src.reshape(n, groups, cg, *src.shape[2:])
     out = np.zeros((n, groups, og, *out_sizes))
     for position in itertools.product(*[range(k) for k in kernel]):
         window = tuple(slice(p * (d + 1), p * (d + 1) + s * (o - 1) + 1, s)
                        for p, d, s, o in zip(position, dilates, strides, out_sizes, strict=True))
-        patch = padded[(slice(None), slice(None), slice(None), *window)]
+        patch = src[(slice(None), slice(None), slice(None), *window)]
         out += np.einsum("ngc...,goc->ngo...", patch, w[(slice(None), slice(None), slice(None), *position)])
     out = out.reshape(n, groups * og, *out_sizes)
     if bias is not None:
@@ -264,8 +272,9 @@ def deconvolution(src: np.ndarray, weights: np.ndarray, bias: np.ndarray | None,
                        for p, d, s, i in zip(position, dilates, strides, spatial, strict=True))
         out[(slice(None), slice(None), slice(None), *window)] += np.einsum(
             "ngc...,goc->ngo...", grouped, w[(slice(None), slice(None), slice(None), *position)])
-    crop = tuple(slice(left, f - right) for left, right, f in zip(padding_l, padding_r, full, strict=True))
-    out = out[(slice(None), slice(None), slice(None), *crop)].reshape(n, groups * og, *[c.stop - c.start for c in crop])
+    out = padded(out, [(0, 0), (0, 0), (0, 0), *((-left, -right) for left, right in zip(padding_l, padding_r,
+                                                                                          strict=True))])
+    out = out.reshape(n, groups * og, *out.shape[3:])
     if bias is not None:
         out = out + np.asarray(bias, np.float64).reshape(-1, *[1] * len(spatial))
     return out
@@ -280,14 +289,14 @@ def pooling(src: np.ndarray, algorithm: str, strides: Sequence[int], kernel: Seq
     out_sizes = [output_size(*args) for args in zip(spatial, kernel, strides, dilation, padding_l, padding_r,
                                                        strict=True)]
     pads = [(0, 0), (0, 0), *zip(padding_l, padding_r, strict=True)]
-    padded = np.pad(src, pads, constant_values=-np.inf if algorithm == "MAX" else 0.0)
-    inside = np.pad(np.ones(src.shape), pads)
+    padded_src = padded(src, pads, -np.inf if algorithm == "MAX" else 0.0)
+    inside = padded(np.ones(src.shape), pads)
     windows, counts = [], []
     for position in itertools.product(*[range(k) for k in kernel]):
         window = (slice(None), slice(None), *(slice(p * (d + 1), p * (d + 1) + s * (o - 1) + 1, s)
                                               for p, d, s, o in zip(position, dilation, strides, out_sizes,
                                                                     strict=True)))
-        windows.append(padded[window])
+        windows.append(padded_src[window])
         counts.append(inside[window])
     if algorithm == "MAX":  # a window all padding (dilation skipping the data) gives the type's lowest
         return np.maximum(np.max(windows, axis=0), lowest)

@@ -67,7 +67,7 @@ def test_help_of_the_package_documents_each_class_once():
         assert f"inherited from {cls.__module__}.{cls.__qualname__}:" not in text, cls
     assert "class MatmulDesc" not in text and "class InvalidArgumentsError" not in text
     assert "dnnl_interop.primitives" in text and "dnnl_interop.errors" in text
-    assert len(text.splitlines()) < 3500
+    assert len(text.splitlines()) < 3700  # a repeated class would add hundreds of lines
     primitives = pydoc.render_doc(import_module("dnnl_interop.primitives"), renderer=pydoc.plaintext)
     assert "class MatmulDesc(" in primitives and "class LRNForwardDesc(" in primitives
 

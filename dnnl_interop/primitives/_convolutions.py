@@ -15,6 +15,7 @@ from .._primitive import PrimitiveDesc
 from ..errors import Status
 from ._kind import (
     _INFERENCE,
+    _MIN_PADDING_R,
     _algorithm,
     _Backward,
     _dims,
@@ -65,7 +66,8 @@ def _geometry(
     n = _spatial(desc, what)
     c_strides = _dims(strides, "strides", n, minimum=1)
     c_dilates = _dims([0] * n if dilates is None else dilates, "dilates", n)
-    return c_strides, c_dilates, _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+    c_right = _dims(padding_r, "padding_r", n, minimum=_MIN_PADDING_R)
+    return c_strides, c_dilates, _dims(padding_l, "padding_l", n), c_right
 
 
 class _ConvolutionLike(_Kind):

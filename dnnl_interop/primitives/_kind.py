@@ -57,6 +57,11 @@ def _algorithm(value: object, family: str, kind: str) -> AlgKind:
     return alg
 
 
+# padding_r may be negative: the last rows of src that no window reaches (a stride-2 1x1
+# convolution of an even size, as oneDNN's own tests make); oneDNN checks the rest.
+_MIN_PADDING_R = -(2**62) + 1
+
+
 def _dims(values: object, what: str, count: int, minimum: int = 0) -> CData:
     """``values`` as a ``dnnl_dims_t`` of ``count`` ints, each ``minimum`` or more."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):

@@ -91,6 +91,14 @@ class MatmulDesc(_Kind):
     descriptor raises ``UnimplementedError`` there: give dst dense rows and
     copy the column into place, or add a leading batch dimension of 1.
 
+    Runtime dimensions: any dimension of src, weights, dst or bias may be
+    :data:`~dnnl_interop.RUNTIME_DIM` (plain layouts only), as oneDNN's
+    ``DNNL_RUNTIME_DIM_VAL``; the primitive then takes memories of concrete
+    shapes at execute, which must fit the descriptors (data type, the other
+    dimensions, the layout's order) and one another (src's K is weights', M
+    and N are dst's, batch dimensions broadcast, post-op inputs fit dst):
+    ``Primitive.execute`` raises ``ValueError`` naming the argument otherwise.
+
     Raises:
         TypeError: an argument is of another type.
         ClosedObjectError: an argument is closed.

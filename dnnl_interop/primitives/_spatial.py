@@ -11,7 +11,7 @@ from .._enums import AlgKind, PropKind
 from .._ffi import ffi
 from .._memory_desc import MemoryDesc
 from .._validate import count_argument
-from ._kind import _INFERENCE, _algorithm, _Backward, _c_int, _dims, _Kind, _prop_kind, _spatial
+from ._kind import _INFERENCE, _MIN_PADDING_R, _algorithm, _Backward, _c_int, _dims, _Kind, _prop_kind, _spatial
 
 if TYPE_CHECKING:
     from .._ffi import CData
@@ -63,7 +63,7 @@ class PoolingForwardDesc(_Kind):
         n = _spatial(src_desc, "src_desc")
         c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
         c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
-        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n, minimum=_MIN_PADDING_R)
         self._create(
             "dnnl_pooling_forward_primitive_desc_create", engine, attr,
             [(src_desc, "src_desc", False), (dst_desc, "dst_desc", False)],
@@ -118,7 +118,7 @@ class PoolingBackwardDesc(_Backward):
         n = _spatial(diff_src_desc, "diff_src_desc")
         c_strides, c_kernel = _dims(strides, "strides", n, minimum=1), _dims(kernel, "kernel", n, minimum=1)
         c_dilation = _dims([0] * n if dilation is None else dilation, "dilation", n)
-        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n)
+        c_left, c_right = _dims(padding_l, "padding_l", n), _dims(padding_r, "padding_r", n, minimum=_MIN_PADDING_R)
         hint = self._checked_hint(hint_fwd_pd, engine)
         self._create(
             "dnnl_pooling_backward_primitive_desc_create", engine, attr,

@@ -307,6 +307,31 @@ def test_a_matmul_with_k_0_writes_zeros_and_the_bias_here(engine, queue, stream,
     np.testing.assert_array_equal(out.get(), expected)
 
 
+# --- runtime dimensions: one matmul for any M ------------------------------------------------
+
+
+def test_a_matmul_with_runtime_m_computes_each_m_and_refuses_another_k(engine, queue, stream):
+    runtime = dnnl.RUNTIME_DIM
+    desc = dnnl.MatmulDesc(engine, dnnl.MemoryDesc((runtime, 3), "f32", "ab"), plain((3, 2)),
+                           dnnl.MemoryDesc((runtime, 2), "f32", "ab"))
+    primitive = dnnl.Primitive(desc)
+    rng = np.random.default_rng(5)
+    weights = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+    weights_memory, _ = _over_array(engine, queue, plain((3, 2)), weights)
+    for m in (1, 6):
+        src = rng.uniform(-1, 1, (m, 3)).astype(np.float32)
+        src_memory, _ = _over_array(engine, queue, plain((m, 3)), src)
+        dst_memory, out = _over_array(engine, queue, plain((m, 2)))
+        ocl.execute(primitive, stream, {dnnl.ARG_SRC: src_memory, dnnl.ARG_WEIGHTS: weights_memory,
+                                        dnnl.ARG_DST: dst_memory})
+        stream.wait()
+        np.testing.assert_allclose(out.get(), src @ weights, rtol=1e-5, atol=1e-5)
+    other_k, _ = _over_array(engine, queue, plain((2, 4)), np.zeros((2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"dim 1 of the memory is 4"):
+        ocl.execute(primitive, stream, {dnnl.ARG_SRC: other_k, dnnl.ARG_WEIGHTS: weights_memory,
+                                        dnnl.ARG_DST: dst_memory})
+
+
 # --- sum: never a wrong result---------------------------------------------------------------
 
 SUM_SHAPE = (4, 8)  # small: oneDNN picks ocl:many_inputs for it (ocl:xe from about 64K elements)

@@ -520,6 +520,10 @@ def test_workspace_memory_refuses_what_has_no_workspace(engine):
         dnnl.workspace_memory(dnnl.PoolingForwardDesc(engine, *avg, prop_kind=TRAINING))
     with pytest.raises(TypeError, match=r"fwd_pd: expected a dnnl_interop\.PrimitiveDesc, got MemoryDesc"):
         dnnl.workspace_memory(src)  # type: ignore[arg-type]
+    closed = dnnl.PoolingForwardDesc(engine, *args, prop_kind=TRAINING)
+    closed.close()
+    with pytest.raises(dnnl.ClosedObjectError, match=r"^fwd_pd: this PoolingForwardDesc is closed"):
+        dnnl.workspace_memory(closed)
 
 
 # --- what the backward kinds refuse before oneDNN ---------------------------------------------------

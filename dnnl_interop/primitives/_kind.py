@@ -5,7 +5,6 @@ oneDNN, explains a refusal, and adopts the result; and the checks of the argumen
 from __future__ import annotations
 
 import contextlib
-
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence

@@ -802,11 +802,26 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
         """Move to oneDNN's next implementation of the same primitive; False
         (and the descriptor unchanged) when this was the last.
 
+        Refused for the ``hint_fwd_pd`` of a backward descriptor or primitive
+        still open: they were made for the implementation chosen now (its
+        workspace, its layouts), and oneDNN keeps a pointer to it, which
+        moving on would free. Move on before making the backward descriptor.
+
         Raises:
+            ValueError: ``desc`` is the ``hint_fwd_pd`` of an open backward descriptor or
+                primitive.
             ClosedObjectError: ``desc`` is closed.
             DnnlError: oneDNN fails otherwise.
         """
         with _locked(self) as pd:
+            held = sum(1 for key in list(self._users) if isinstance(key, tuple) and key[0] == "held by")
+            if held:
+                raise ValueError(
+                    f"desc: this descriptor is the hint_fwd_pd of {held} backward descriptor(s) or primitive(s) "
+                    "still open, made for the implementation it has now (its workspace, its layouts); oneDNN "
+                    "keeps a pointer to that implementation, which next_impl would free. Call next_impl before "
+                    "making the backward descriptor, or close what was made with this hint first"
+                )
             status = lib.dnnl_primitive_desc_next_impl(pd)
             if status == lib.dnnl_last_impl_reached:
                 return False

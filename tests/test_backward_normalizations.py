@@ -15,7 +15,9 @@ What must hold:
   (max pooling's is u8 or s32 by the kernel's size) and one allocated for another
   forward whose workspace has the same descriptor are refused before oneDNN runs, each
   message naming the forward descriptors and the fix; a normalization's flags must be
-  its forward's (oneDNN takes others and computes the gradient of another function).
+  its forward's (oneDNN takes others and computes the gradient of another function);
+* a forward descriptor in use as a backward one's hint keeps its implementation:
+  ``next_impl`` is refused until what was made with it closes.
 """
 
 from __future__ import annotations
@@ -464,6 +466,26 @@ def test_a_workspace_of_another_forward_with_the_same_descriptor_is_refused(engi
         run(engine, stream, fwd, {dnnl.ARG_SRC: np.zeros((1, 2, 4, 4))}, other)
 
 
+def test_next_impl_of_a_hint_in_use_is_refused_until_its_backward_descriptor_and_primitive_close(engine):
+    # oneDNN keeps a pointer to the hint's implementation, which next_impl frees: the
+    # backward descriptor's own next_impl then read freed memory (a segfault, oneDNN 3.13).
+    fwd, bwd = max_pooling(engine, (1, 16, 4, 4), 2)
+    chosen = fwd.impl_info
+    primitive = dnnl.Primitive(bwd)
+    message = (r"desc: this descriptor is the hint_fwd_pd of {} backward descriptor\(s\) or primitive\(s\) still "
+               r"open.*Call next_impl before making the backward descriptor")
+    with pytest.raises(ValueError, match=message.format(2)):  # the descriptor and its primitive
+        fwd.next_impl()
+    while bwd.next_impl():  # over the hint's implementation, still there
+        pass
+    bwd.close()
+    with pytest.raises(ValueError, match=message.format(1)):  # the primitive
+        fwd.next_impl()
+    assert fwd.impl_info == chosen
+    primitive.close()
+    assert fwd.next_impl() and fwd.impl_info != chosen  # nothing holds it any more
+
+
 def test_an_equal_forward_descriptor_made_again_shares_the_workspace(engine, stream):
     fwd, _ = max_pooling(engine, (1, 2, 4, 4), 2)
     again, bwd = max_pooling(engine, (1, 2, 4, 4), 2)  # bwd's hint_fwd_pd is again, not fwd
@@ -498,6 +520,10 @@ def test_workspace_memory_refuses_what_has_no_workspace(engine):
         dnnl.workspace_memory(dnnl.PoolingForwardDesc(engine, *avg, prop_kind=TRAINING))
     with pytest.raises(TypeError, match=r"fwd_pd: expected a dnnl_interop\.PrimitiveDesc, got MemoryDesc"):
         dnnl.workspace_memory(src)  # type: ignore[arg-type]
+    closed = dnnl.PoolingForwardDesc(engine, *args, prop_kind=TRAINING)
+    closed.close()
+    with pytest.raises(dnnl.ClosedObjectError, match=r"^fwd_pd: this PoolingForwardDesc is closed"):
+        dnnl.workspace_memory(closed)
 
 
 # --- what the backward kinds refuse before oneDNN ---------------------------------------------------

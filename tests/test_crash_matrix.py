@@ -144,6 +144,7 @@ def test_every_public_function_and_class_is_called_by_some_case():
     from dnnl_interop import ocl, ze
 
     public = {f"ocl.{name}" for name in ocl.__all__} | {f"ze.{name}" for name in ze.__all__}
+    public |= {f"dnnl.{name}" for name in dnnl_interop.primitives.__all__}  # every kind, forward and backward
     public |= {
         f"dnnl.{name}" for name in dnnl_interop.__all__
         if name not in ("core", "ocl", "ze") and callable(getattr(dnnl_interop, name))

@@ -4,6 +4,7 @@ oneDNN, explains a refusal, and adopts the result; and the checks of the argumen
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -164,7 +165,10 @@ class _Kind(PrimitiveDesc):
         if attr is not None:
             specs.append((attr, PrimitiveAttr, "attr"))
         out = self._new_out()
-        with using(*specs) as handles:
+        # The hint's lock, until this descriptor holds it: its next_impl (refused once it is
+        # held) would free the implementation oneDNN is reading.
+        hint_lock = hint._impl_lock if hint is not None else contextlib.nullcontext()
+        with using(*specs) as handles, hint_lock:
             handles = handles if isinstance(handles, tuple) else (handles,)
             found = iter(handles[1:])
             c_descs = [ffi.NULL if desc is None else next(found) for desc, _, _ in descs]

@@ -38,6 +38,8 @@ def workspace_memory(fwd_pd: PrimitiveDesc, engine: Engine | None = None) -> Mem
         raise TypeError(f"fwd_pd: expected a dnnl_interop.PrimitiveDesc, got {type(fwd_pd).__name__}")
     if engine is not None and not isinstance(engine, Engine):
         raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
+    if fwd_pd.closed:
+        raise fwd_pd._closed_error("fwd_pd")
     prop = fwd_pd.query_s32(Query.PROP_KIND)
     if prop != PropKind.FORWARD_TRAINING:
         shown = PropKind(prop).name if prop in PropKind._value2member_map_ else str(prop)

@@ -18,7 +18,11 @@ by signal, never a hang.
 * ``sequences_loader``: ``load_library`` pointed at what is not a library;
 * ``sequences_primitives``: the forward primitives, every kind × each
   argument × bad values, and misuse of attributes, post-ops, scales, layouts
-  oneDNN chose, ``reordered``, descriptor queries, closing and threads.
+  oneDNN chose, ``reordered``, descriptor queries, closing and threads;
+* ``sequences_backward``: the backward primitives, every kind × each argument
+  × bad values, ``workspace_memory``, and the hint dropped, closed or moved on
+  under backward work, workspaces missing, closed, in flight or of another
+  forward, gradients in other layouts, threads, cached creation.
 
 Each case names the library its process binds: ``real`` (oneDNN 3.13, CPU
 engine), ``emulated`` (real oneDNN's OpenCL GPU engine on the emulated GPU of
@@ -45,6 +49,7 @@ def all_cases() -> list[Case]:
     """Every case of the matrix, names unique."""
     from . import (
         generated,
+        sequences_backward,
         sequences_dlpack,
         sequences_lifetime,
         sequences_loader,
@@ -61,6 +66,7 @@ def all_cases() -> list[Case]:
         + sequences_loader.cases()
         + sequences_primitives.cases()
         + sequences_dlpack.cases()
+        + sequences_backward.cases()
     )
     names = [case.name for case in cases]
     duplicates = sorted({name for name in names if names.count(name) > 1})

@@ -247,6 +247,102 @@ def run_pd(pd, stream=None):
 ''',
 )
 
+# --- backward primitives on the CPU engine (sequences_backward) -------------------
+# Each kind's forward descriptor of training (the backward one's hint_fwd_pd), on small shapes.
+_fixture("TRAIN", "TRAIN = dnnl.PropKind.FORWARD_TRAINING")
+_fixture("cv_mds", 'cv_mds = tuple(dnnl.MemoryDesc(s, "float32", "abcd"[:len(s)]) for s in '
+         '((1, 2, 5, 5), (4, 2, 3, 3), (1, 4, 3, 3), (4,)))')
+_fixture("cv_fwd", "cv_fwd = dnnl.ConvolutionForwardDesc(eng, *cv_mds[:3], (1, 1), (0, 0), (0, 0), "
+         "bias_desc=cv_mds[3], prop_kind=TRAIN)")
+_fixture("dc_mds", 'dc_mds = tuple(dnnl.MemoryDesc(s, "float32", "abcd") for s in ((1, 2, 3, 3), (4, 2, 3, 3), '
+         '(1, 4, 5, 5)))')
+_fixture("dc_fwd", "dc_fwd = dnnl.DeconvolutionForwardDesc(eng, *dc_mds, (1, 1), (0, 0), (0, 0), prop_kind=TRAIN)")
+_fixture("ip_mds", 'ip_mds = tuple(dnnl.MemoryDesc(s, "float32", "ab"[:len(s)]) for s in ((2, 8), (5, 8), (2, 5), '
+         '(5,)))')
+_fixture("ip_fwd", "ip_fwd = dnnl.InnerProductForwardDesc(eng, *ip_mds[:3], bias_desc=ip_mds[3], prop_kind=TRAIN)")
+_fixture("elt_fwd", "elt_fwd = dnnl.EltwiseForwardDesc(eng, dnnl.AlgKind.ELTWISE_RELU, md, md, prop_kind=TRAIN)")
+_fixture("sm_fwd", "sm_fwd = dnnl.SoftmaxForwardDesc(eng, dnnl.AlgKind.SOFTMAX_ACCURATE, md, md, 1, prop_kind=TRAIN)")
+_fixture("pr_wei_md", 'pr_wei_md = dnnl.MemoryDesc((1, 4), "float32", "ab")')
+_fixture("pr_fwd", "pr_fwd = dnnl.PReLUForwardDesc(eng, md, pr_wei_md, md, prop_kind=TRAIN)")
+_fixture("pool_dst_md", 'pool_dst_md = dnnl.MemoryDesc((1, 4, 2, 2), "float32", "abcd")')
+_fixture("pool_fwd", "pool_fwd = dnnl.PoolingForwardDesc(eng, dnnl.AlgKind.POOLING_MAX, md4, pool_dst_md, (2, 2), "
+         "(2, 2), (0, 0), (0, 0), prop_kind=TRAIN)")
+_fixture("pool_bwd", "pool_bwd = dnnl.PoolingBackwardDesc(eng, dnnl.AlgKind.POOLING_MAX, md4, pool_dst_md, (2, 2), "
+         "(2, 2), (0, 0), (0, 0), pool_fwd)")
+_fixture("rs_mds", 'rs_mds = (dnnl.MemoryDesc((1, 1, 4, 4), "float32", "abcd"), '
+         'dnnl.MemoryDesc((1, 1, 8, 8), "float32", "abcd"))')
+_fixture("rs_fwd", "rs_fwd = dnnl.ResamplingForwardDesc(eng, dnnl.AlgKind.RESAMPLING_NEAREST, *rs_mds, prop_kind=TRAIN)")
+_fixture("lrn_fwd", "lrn_fwd = dnnl.LRNForwardDesc(eng, dnnl.AlgKind.LRN_ACROSS_CHANNELS, md4, md4, 3, 1e-4, 0.75, 1.0, "
+         "prop_kind=TRAIN)")
+_fixture("sh_fwd", "sh_fwd = dnnl.ShuffleForwardDesc(eng, md, md, 1, 2, prop_kind=TRAIN)")
+_fixture("bn_fwd", "bn_fwd = dnnl.BatchNormalizationForwardDesc(eng, md4, md4, 1e-5, prop_kind=TRAIN)")
+_fixture("ln_fwd", "ln_fwd = dnnl.LayerNormalizationForwardDesc(eng, md, md, 1e-5, prop_kind=TRAIN)")
+_fixture("gn_fwd", "gn_fwd = dnnl.GroupNormalizationForwardDesc(eng, md4, md4, 2, 1e-5, prop_kind=TRAIN)")
+_fixture("inference_pool", "inference_pool = dnnl.PoolingForwardDesc(eng, dnnl.AlgKind.POOLING_MAX, md4, pool_dst_md, "
+         "(2, 2), (2, 2), (0, 0), (0, 0))")
+_fixture("closed_fwd", "closed_fwd = dnnl.EltwiseForwardDesc(eng, dnnl.AlgKind.ELTWISE_RELU, md, md, "
+         "prop_kind=TRAIN); closed_fwd.close()")
+_fixture("eng2_fwd", "eng2_fwd = dnnl.EltwiseForwardDesc(eng2, dnnl.AlgKind.ELTWISE_RELU, md, md, prop_kind=TRAIN)")
+_fixture(
+    "fill",
+    '''
+def fill(memory, rng=np.random.default_rng(5)):
+    """Distinct values (max pooling has one maximum a window) in a plain float memory."""
+    with memory.mapped() as view:
+        view[...] = rng.permutation(view.size).reshape(view.shape) / 4 - view.size / 8
+    return memory
+''',
+)
+_fixture(
+    "run_fwd",
+    '''
+def run_fwd(fwd, stream=None, workspace=None, source=None):
+    """The forward training primitive of fwd executed once on filled memories; those memories
+    (with workspace_memory(fwd), or the one given, as its workspace if it has one)."""
+    stream = stream if stream is not None else strm
+    memories = {arg: fill(dnnl.Memory(fwd.arg_desc(arg), fwd.engine)) for arg in fwd.arg_sizes
+                if arg != dnnl.ARG_WORKSPACE}
+    if source is not None:
+        memories[dnnl.ARG_SRC] = source
+    if dnnl.ARG_WORKSPACE in fwd.arg_sizes:
+        memories[dnnl.ARG_WORKSPACE] = workspace if workspace is not None else dnnl.workspace_memory(fwd)
+    dnnl.Primitive(fwd).execute(stream, memories)
+    stream.wait()
+    return memories
+''',
+)
+_fixture(
+    "run_bwd",
+    '''
+def run_bwd(pd, fwd, stream=None):
+    """The backward primitive of pd (made with hint_fwd_pd=fwd) executed once on filled memories
+    of every argument it describes, after fwd's forward training execution wrote the workspace
+    it reads; those memories."""
+    stream = stream if stream is not None else strm
+    forward = run_fwd(fwd, stream)
+    memories = {arg: fill(dnnl.Memory(pd.arg_desc(arg), pd.engine)) for arg in pd.arg_sizes
+                if arg != dnnl.ARG_WORKSPACE}
+    if dnnl.ARG_WORKSPACE in pd.arg_sizes:
+        memories[dnnl.ARG_WORKSPACE] = forward[dnnl.ARG_WORKSPACE]
+    dnnl.Primitive(pd).execute(stream, memories)
+    stream.wait()
+    return memories
+''',
+)
+_fixture(
+    "pool_check",
+    '''
+def pool_check(memories, fwd_src):
+    """diff_src of 2x2 max pooling with stride 2: each diff_dst value at its window's maximum."""
+    x = np.asarray(fwd_src).reshape(1, 4, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 4, 2, 2, 4)
+    dy = np.asarray(memories[dnnl.ARG_DIFF_DST])
+    expected = np.zeros((1, 4, 2, 2, 4), np.float32)
+    np.put_along_axis(expected, x.argmax(-1)[..., None], dy[..., None], -1)
+    expected = expected.reshape(1, 4, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 4, 4, 4)
+    assert np.array_equal(np.asarray(memories[dnnl.ARG_DIFF_SRC]), expected), "the pooling gradient is wrong"
+''',
+)
+
 # --- real OpenCL objects (pyopencl; no oneDNN needed) ---------------------------
 _fixture(
     "pocl_dev",

@@ -6,6 +6,15 @@ reorder, its data checked against numpy. Entries damaged on disk between the
 two are caught by the store and never reach oneDNN; blobs oneDNN refuses are
 replaced.
 
+The backward kinds go through the store the same way: a convolution backward
+weights and max pooling backwards (with the workspace their forward wrote)
+made from process 1's blobs compute numpy's gradients in process 2. The key
+of a backward primitive is its descriptor's cache-blob id, which covers what
+its hint decides: two pooling backward descriptors of the same arguments
+whose hints chose other layouts (and workspaces) get entries of their own,
+while a convolution backward weights, which takes nothing from its hint's
+choice, is made from the same entry whatever its hint.
+
 What reached oneDNN is observed twice in each child process: every engine
 and primitive creation goes through ``ocl.make_engine``/``ze.make_engine``
 and ``Primitive.__init__`` (``_primitive._create_primitive``), which the child
@@ -29,11 +38,16 @@ import sys
 import numpy as np
 import pytest
 
+import backward_normalizations_reference as bref  # tests/ is on the path
+import backward_products_reference as bwd
 import dnnl_interop as dnnl
 from dnnl_interop import ocl, ze
 from dnnl_interop.cache import HEADER_SIZE, CacheBlobStore, compose_key
 from dnnl_interop.testing import emulated_gpu as gpu_emulation
 from dnnl_interop.testing import emulated_level_zero as lz_emulation
+
+from .backward_normalization_cases import TRAINING, distinct, plain
+from .primitive_cases import halves
 
 # At collection, before any test of the session can start SYCL (see test_ze_cache_blob).
 lz_emulation.enable()
@@ -446,3 +460,191 @@ def test_store_none_is_one_store_in_the_user_cache_directory(tmp_path):
     directory, *runtimes = gpu_emulation.run_in_child(_default_store_directory, str(tmp_path))
     assert directory == str(tmp_path / "dnnl-interop" / "blobs")
     assert runtimes == ["ocl", "ocl"]  # the engine and the reorder
+
+
+# --- backward kinds through the store, across two processes ---------------------------
+
+CONV = dict(src=(2, 4, 5, 5), weights=(6, 4, 3, 3), dst=(2, 6, 3, 3), strides=(2, 2), padding_l=(1, 1),
+            padding_r=(1, 1))
+POOLING = dict(src=(1, 16, 5, 5), dst=(1, 16, 3, 3), strides=(2, 2), kernel=(3, 3), padding_l=(1, 1),
+               padding_r=(1, 1))
+# The forward pooling's src layout: its backward descriptors ("any" throughout) are the
+# same but for their hint, which chooses their layouts and the workspace's.
+POOLING_HINTS = ("abcd", "acdb")
+CONV_BWD = "convolution backward weights"
+
+
+def _any(shape) -> dnnl.MemoryDesc:
+    return dnnl.MemoryDesc(shape, "f32", "any")
+
+
+def _convolution_backward_weights(engine, hint_layout: str) -> tuple[dnnl.ConvolutionBackwardWeightsDesc, str]:
+    """On plain layouts with the bias's gradient; its hint, the forward training descriptor,
+    on ``hint_layout`` ("abcd", or "any": the layouts the forward implementation prefers),
+    whose src layout is returned too."""
+    c = CONV
+    geometry = (c["strides"], c["padding_l"], c["padding_r"])
+    src, weights, dst = (dnnl.MemoryDesc(c[name], "f32", hint_layout) for name in ("src", "weights", "dst"))
+    hint = dnnl.ConvolutionForwardDesc(engine, src, weights, dst, *geometry,
+                                       bias_desc=plain((c["dst"][1],)), prop_kind=TRAINING)
+    chosen = hint.src_desc().tag
+    return dnnl.ConvolutionBackwardWeightsDesc(engine, plain(c["src"]), plain(c["weights"]), plain(c["dst"]),
+                                               *geometry, hint, diff_bias_desc=plain((c["dst"][1],))), chosen
+
+
+def _pooling(engine, hint_layout: str) -> tuple[dnnl.PoolingForwardDesc, dnnl.PoolingBackwardDesc]:
+    """Max pooling's forward training descriptor, on src in ``hint_layout``, and its backward one."""
+    p = POOLING
+    geometry = (p["strides"], p["kernel"], p["padding_l"], p["padding_r"])
+    fwd = dnnl.PoolingForwardDesc(engine, dnnl.AlgKind.POOLING_MAX, dnnl.MemoryDesc(p["src"], "f32", hint_layout),
+                                  _any(p["dst"]), *geometry, prop_kind=TRAINING)
+    return fwd, dnnl.PoolingBackwardDesc(engine, dnnl.AlgKind.POOLING_MAX, _any(p["src"]), _any(p["dst"]),
+                                         *geometry, fwd)
+
+
+def _inputs() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(31)
+    return {"conv src": halves(rng, CONV["src"]), "conv diff_dst": halves(rng, CONV["dst"]),
+            "pooling src": distinct(rng, POOLING["src"]),  # no ties: one maximum a window
+            "pooling diff_dst": halves(rng, POOLING["dst"])}
+
+
+def _expected_gradients() -> dict[str, dict[int, np.ndarray]]:
+    """numpy's (the references of tests/backward_*_reference.py); sums of halves, exact in f32."""
+    given, c, p = _inputs(), CONV, POOLING
+    conv = {dnnl.ARG_DIFF_WEIGHTS: bwd.convolution_backward_weights(
+                given["conv src"], given["conv diff_dst"], c["weights"], c["strides"], (0, 0), c["padding_l"],
+                c["padding_r"]),
+            dnnl.ARG_DIFF_BIAS: bwd.bias_backward(given["conv diff_dst"])}
+    pooling = bref.pooling_backward(given["pooling src"], given["pooling diff_dst"], "MAX", p["strides"],
+                                    p["kernel"], p["padding_l"], p["padding_r"])
+    return {CONV_BWD: {arg: values.astype(np.float32) for arg, values in conv.items()}} | {
+        f"pooling backward {layout}": {dnnl.ARG_DIFF_SRC: pooling.astype(np.float32)} for layout in POOLING_HINTS}
+
+
+def _execute(primitive, desc, stream, inputs: dict[int, np.ndarray], workspace=None) -> dict[int, np.ndarray]:
+    """``primitive`` (of ``desc``) run on memories oneDNN allocates in the layouts ``desc``
+    chose: ``inputs`` written in, every other argument an output (NaN at first), returned."""
+    memories, outputs = {}, {}
+    for arg in desc.arg_sizes:
+        if arg == dnnl.ARG_WORKSPACE:
+            memories[arg] = workspace
+            continue
+        memory = memories[arg] = dnnl.Memory(desc.arg_desc(arg), desc.engine)
+        with memory.mapped() as view:
+            view[...] = inputs.get(arg, np.nan)
+        if arg not in inputs:
+            outputs[arg] = memory
+    primitive.execute(stream, memories)
+    stream.wait()
+    found = {}
+    for arg, memory in outputs.items():
+        with memory.mapped() as view:
+            found[arg] = view.copy()
+    return found
+
+
+def _backward_process(directory: str, verbose_path: str, conv_hint_layout: str) -> dict:
+    """A training step's primitives made through the store in ``directory`` (run by
+    ``run_in_child``), then run: a convolution backward weights (its hint on
+    ``conv_hint_layout``) and, for each layout of ``POOLING_HINTS``, a max pooling forward
+    training and its backward, which reads the workspace ``workspace_memory`` allocated
+    and the forward wrote.
+
+    Returns what each creation handed oneDNN (None: made afresh, else the blob), how
+    oneDNN's verbose log says it made each, each primitive's blob and store key, the
+    layouts the hints chose, the gradients, and how execute refused the abcd backward the
+    workspace of the acdb forward."""
+    import pyopencl as cl
+
+    from dnnl_interop import _primitive
+
+    created: list[bytes | None] = []
+    create = _primitive._create_primitive
+
+    def recording(primitive, desc, cache_blob):
+        created.append(None if cache_blob is None else bytes(cache_blob))
+        return create(primitive, desc, cache_blob)
+
+    _primitive._create_primitive = recording
+    gpu = gpu_emulation.enable()
+    engine = ocl.make_engine(gpu.device, gpu.context)
+    stream = ocl.make_stream(engine, cl.CommandQueue(gpu.context))
+    store = CacheBlobStore(directory)
+    descs: dict[str, dnnl.PrimitiveDesc] = {}
+    descs[CONV_BWD], conv_hint_chose = _convolution_backward_weights(engine, conv_hint_layout)
+    for layout in POOLING_HINTS:
+        descs[f"pooling forward {layout}"], descs[f"pooling backward {layout}"] = _pooling(engine, layout)
+    with _onednn_verbose_lines(verbose_path) as verbose:
+        primitives = {name: dnnl.make_primitive_cached(desc, store) for name, desc in descs.items()}
+
+    given = _inputs()
+    gradients = {CONV_BWD: _execute(primitives[CONV_BWD], descs[CONV_BWD], stream,
+                                    {dnnl.ARG_SRC: given["conv src"], dnnl.ARG_DIFF_DST: given["conv diff_dst"]})}
+    layouts: dict[str, object] = {CONV_BWD: conv_hint_chose}
+    workspaces = {}
+    for layout in POOLING_HINTS:
+        fwd, backward = descs[f"pooling forward {layout}"], descs[f"pooling backward {layout}"]
+        workspace = dnnl.workspace_memory(fwd)
+        _execute(primitives[f"pooling forward {layout}"], fwd, stream, {dnnl.ARG_SRC: given["pooling src"]}, workspace)
+        gradients[f"pooling backward {layout}"] = _execute(
+            primitives[f"pooling backward {layout}"], backward, stream,
+            {dnnl.ARG_DIFF_DST: given["pooling diff_dst"]}, workspace)
+        layouts[f"pooling backward {layout}"] = (backward.diff_src_desc().tag, backward.workspace_desc().tag)
+        workspaces[layout] = workspace
+    try:  # the abcd backward given the workspace the acdb forward wrote
+        _execute(primitives["pooling backward abcd"], descs["pooling backward abcd"], stream,
+                 {dnnl.ARG_DIFF_DST: given["pooling diff_dst"]}, workspaces["acdb"])
+        refusal = None
+    except ValueError as error:
+        refusal = str(error)
+    engine_id = ocl.get_engine_cache_blob_id(gpu.device)
+    return {
+        "created": created,
+        "creations": _primitive_creations(verbose),
+        "blobs": {name: primitive.get_cache_blob() for name, primitive in primitives.items()},
+        "keys": {name: compose_key(engine_id, desc.cache_blob_id) for name, desc in descs.items()},
+        "layouts": layouts,
+        "gradients": gradients,
+        "other workspace": refusal,
+    }
+
+
+def test_process_two_makes_the_backward_primitives_from_the_blobs_process_one_saved(tmp_path):
+    store_dir = tmp_path / "store"
+    # Process 2's convolution hint chooses other layouts than process 1's: the backward
+    # descriptor takes nothing from that choice, so its primitive comes from the same entry.
+    first, second = (
+        gpu_emulation.run_in_child(_backward_process, str(store_dir), str(tmp_path / f"{name}.txt"), layout,
+                                   timeout=600)
+        for name, layout in (("first", "abcd"), ("second", "any"))
+    )
+    names = list(first["blobs"])
+    assert first["created"] == [None] * len(names)  # cold: nothing to restore
+    assert first["creations"] == ["cache_miss"] * len(names)
+    assert all(len(blob) > 10_000 for blob in first["blobs"].values())  # compiled kernels
+    assert {entry.key for entry in CacheBlobStore(store_dir)} == set(first["keys"].values())  # one a primitive
+
+    # The pooling hints chose other layouts for the same backward arguments: other keys.
+    # (A key without the hint's part would hand the acdb backward the abcd one's blob, which
+    # oneDNN 3.13 takes without a word, and its gradients would be wrong.)
+    backwards = [f"pooling backward {layout}" for layout in POOLING_HINTS]
+    assert first["layouts"][backwards[0]] == ("abcd", "abcd")
+    assert first["layouts"][backwards[1]] == ("acdb", "acdb")
+    assert len({first["keys"][name] for name in backwards}) == 2
+    assert first["blobs"][backwards[0]] != first["blobs"][backwards[1]]
+    assert first["layouts"][CONV_BWD] != second["layouts"][CONV_BWD]  # abcd, then the forward's choice
+
+    assert second["keys"] == first["keys"]
+    assert second["created"] == [first["blobs"][name] for name in names]  # every one from its own blob
+    assert second["creations"] == ["persistent_cache_hit"] * len(names)  # nothing compiled
+    expected = _expected_gradients()
+    for process in (first, second):
+        assert process["gradients"].keys() == expected.keys()
+        for name, gradients in expected.items():
+            assert process["gradients"][name].keys() == gradients.keys(), name
+            for arg, values in gradients.items():
+                np.testing.assert_array_equal(process["gradients"][name][arg], values, err_msg=f"{name}, args[{arg}]")
+        assert process["other workspace"] is not None
+        assert process["other workspace"].startswith("args[64] (ARG_WORKSPACE): the workspace is MemoryDesc((1, 16, 3, "
+                                                      "3), s32, 'acdb'), allocated for the forward pooling")

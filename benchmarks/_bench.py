@@ -26,6 +26,56 @@ import shlex
 import statistics
 import sys
 import tempfile
+import time
+
+
+def time_creation(make_pd, variant: str, store, directory: str, name: str) -> dict:
+    """In a fresh process: make a primitive descriptor (``make_pd()``), then its
+    primitive by ``variant``, in seconds: "cold" (made afresh), "store" and
+    "prepare" (through ``store``, "prepare" also writing the blob to
+    ``directory/<name>.blob``) or "direct" (from that blob, the store's own
+    steps timed apart)."""
+    import dnnl_interop as dnnl
+    from dnnl_interop import _cached, cache
+
+    blob_path = os.path.join(directory, f"{name}.blob")
+    if variant == "direct":
+        with open(blob_path, "rb") as f:
+            blob = f.read()
+    clock = time.perf_counter
+    times: dict[str, object] = {}
+
+    start = clock()
+    pd = make_pd()
+    times["descriptor"] = clock() - start
+
+    start = clock()
+    if variant == "cold":
+        primitive = dnnl.Primitive(pd)
+    elif variant in ("store", "prepare"):
+        primitive = dnnl.make_primitive_cached(pd, store)
+    else:  # direct
+        primitive = dnnl.Primitive(pd, blob)
+    times["create"] = clock() - start
+    times["impl"] = pd.impl_info
+
+    if variant == "direct":  # the store's own steps, timed apart in this process
+        start = clock()
+        runtime, engine_id = _cached._engine_blob_id_of(pd)
+        key = cache.compose_key(engine_id, pd.cache_blob_id)
+        times["ids"] = clock() - start
+        start = clock()
+        got = store.get(runtime, key)
+        times["get"] = clock() - start
+        if got != blob:
+            raise RuntimeError("the store's entry is not the plain file's blob")
+    if variant == "prepare":
+        blob = primitive.get_cache_blob()
+        with open(blob_path, "wb") as f:
+            f.write(blob)
+        times["blob"] = len(blob)
+        times["entries"] = len(store.entries())
+    return times
 
 
 def interleave(variants: dict, rounds: int, calls: int, warmup: int = 2) -> dict[str, list[float]]:

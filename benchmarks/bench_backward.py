@@ -125,6 +125,7 @@ from _bench import (
     interleave,
     real_function,
     require_intel_cpu_opencl,
+    time_creation,
 )
 
 # Part 2, per round: STEPS training steps of each loop, in blocks of BLOCK steps
@@ -704,7 +705,7 @@ def _gpu_child(variant: str, directory: str) -> dict:
 
     gpu = emulated_gpu.enable()
     import dnnl_interop as dnnl
-    from dnnl_interop import _cached, cache, ocl  # imported before timing
+    from dnnl_interop import cache, ocl  # imported before timing
 
     dnnl.version()  # loads oneDNN
     engine = ocl.make_engine(gpu.device, gpu.context)
@@ -713,42 +714,10 @@ def _gpu_child(variant: str, directory: str) -> dict:
     geometry = dict(strides=(1, 1), padding_l=(1, 1), padding_r=(1, 1))
     hint = dnnl.ConvolutionForwardDesc(engine, any_x, any_w, any_x, **geometry,
                                        prop_kind=dnnl.PropKind.FORWARD_TRAINING)
-    if variant == "direct":
-        with open(os.path.join(directory, "bwd_weights.blob"), "rb") as f:
-            blob = f.read()
-    clock = time.perf_counter
-    times: dict[str, object] = {}
+    def make_pd():
+        return dnnl.ConvolutionBackwardWeightsDesc(engine, any_x, any_w, any_x, **geometry, hint_fwd_pd=hint)
 
-    start = clock()
-    pd = dnnl.ConvolutionBackwardWeightsDesc(engine, any_x, any_w, any_x, **geometry, hint_fwd_pd=hint)
-    times["descriptor"] = clock() - start
-
-    start = clock()
-    if variant == "cold":
-        primitive = dnnl.Primitive(pd)
-    elif variant in ("store", "prepare"):
-        primitive = dnnl.make_primitive_cached(pd, store)
-    else:  # direct
-        primitive = dnnl.Primitive(pd, blob)
-    times["create"] = clock() - start
-    times["impl"] = pd.impl_info
-    if variant == "direct":  # the store's own steps, timed apart in this process
-        start = clock()
-        runtime, engine_id = _cached._engine_blob_id_of(pd)
-        key = cache.compose_key(engine_id, pd.cache_blob_id)
-        times["ids"] = clock() - start
-        start = clock()
-        got = store.get(runtime, key)
-        times["get"] = clock() - start
-        if got != blob:
-            raise RuntimeError("the store's entry is not the plain file's blob")
-    if variant == "prepare":
-        blob = primitive.get_cache_blob()
-        with open(os.path.join(directory, "bwd_weights.blob"), "wb") as f:
-            f.write(blob)
-        times["blob"] = len(blob)
-        times["entries"] = len(store.entries())
-    return times
+    return time_creation(make_pd, variant, store, directory, "bwd_weights")
 
 
 def _run_child(variant: str, directory: str) -> dict:

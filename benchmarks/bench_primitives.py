@@ -117,7 +117,15 @@ import sys
 import tempfile
 import time
 
-from _bench import Results, add_json_option, compile_loops, interleave, real_function, require_intel_cpu_opencl
+from _bench import (
+    Results,
+    add_json_option,
+    compile_loops,
+    interleave,
+    real_function,
+    require_intel_cpu_opencl,
+    time_creation,
+)
 
 # Part 1, per round: CALLS executions of each of the four loops of the matmul
 # and of the "any" convolution, in blocks of BLOCK (8 blocks: the 8 orders
@@ -417,48 +425,12 @@ def _gpu_child(what: str, variant: str, directory: str) -> dict:
 
     gpu = emulated_gpu.enable()
     import dnnl_interop as dnnl
-    from dnnl_interop import _cached, cache, ocl  # imported before timing
+    from dnnl_interop import cache, ocl  # imported before timing
 
     dnnl.version()  # loads oneDNN
     engine = ocl.make_engine(gpu.device, gpu.context)
     store = cache.CacheBlobStore(os.path.join(directory, "store"))
-    make_pd = _gpu_descriptor(dnnl, engine, what)
-    if variant == "direct":
-        blob = _read(directory, what)
-    clock = time.perf_counter
-    times = {}
-
-    start = clock()
-    pd = make_pd()
-    times["descriptor"] = clock() - start
-
-    start = clock()
-    if variant == "cold":
-        primitive = dnnl.Primitive(pd)
-    elif variant in ("store", "prepare"):
-        primitive = dnnl.make_primitive_cached(pd, store)
-    else:  # direct
-        primitive = dnnl.Primitive(pd, blob)
-    times["create"] = clock() - start
-    times["impl"] = pd.impl_info
-
-    if variant == "direct":  # the store's own steps, timed apart in this process
-        start = clock()
-        runtime, engine_id = _cached._engine_blob_id_of(pd)
-        key = cache.compose_key(engine_id, pd.cache_blob_id)
-        times["ids"] = clock() - start
-        start = clock()
-        got = store.get(runtime, key)
-        times["get"] = clock() - start
-        if got != blob:
-            raise RuntimeError("the store's entry is not the plain file's blob")
-    if variant == "prepare":
-        blob = primitive.get_cache_blob()
-        with open(os.path.join(directory, f"{what}.blob"), "wb") as f:
-            f.write(blob)
-        times["blob"] = len(blob)
-        times["entries"] = len(store.entries())
-    return times
+    return time_creation(_gpu_descriptor(dnnl, engine, what), variant, store, directory, what)
 
 
 def _gpu_descriptor(dnnl, engine, what: str):
@@ -481,11 +453,6 @@ def _gpu_descriptor(dnnl, engine, what: str):
         return lambda: dnnl.BatchNormalizationForwardDesc(
             engine, src, dst, 1e-5, flags.USE_GLOBAL_STATS | flags.USE_SCALE | flags.USE_SHIFT)
     raise ValueError(what)
-
-
-def _read(directory: str, name: str) -> bytes:
-    with open(os.path.join(directory, f"{name}.blob"), "rb") as f:
-        return f.read()
 
 
 def _run_child(what: str, variant: str, directory: str) -> dict:

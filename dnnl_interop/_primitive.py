@@ -87,7 +87,7 @@ class Primitive(Owned):
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         super()._adopt(handle, keep)
-        self._holds = _hold_engines(self, keep)
+        self._holds = _hold_handles(self, keep)
         self._scratchpads = None
 
     def _with_scratchpad(self, stream: Stream, args: Mapping[int, Memory | None]) -> Mapping[int, Memory | None]:
@@ -256,7 +256,11 @@ _primitive_execute = lib.dnnl_primitive_execute
 _execute_and_wait = lib.dnnl_interop_execute_and_wait
 
 
-def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:
+# The user key of what _hold_handles holds: next_impl tells a held hint by it.
+_HELD_BY = "held by"
+
+
+def _hold_handles(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, object], ...]:
     """oneDNN primitive descriptors and primitives do not retain their engine
     (making a primitive, next_impl, the cache blob id use it), nor a backward
     descriptor the forward one it was made with (its ``hint_fwd_pd``, which
@@ -266,7 +270,7 @@ def _hold_engines(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, objec
     holds: list[tuple[Owned, object]] = []
     for held in keep:
         if isinstance(held, (Engine, PrimitiveDesc)) and all(held is not other for other, _ in holds):
-            key = ("held by", id(obj))
+            key = (_HELD_BY, id(obj))
             held._use(key)
             holds.append((held, key))
     return tuple(holds)
@@ -472,7 +476,7 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         super()._adopt(handle, keep)
-        self._holds = _hold_engines(self, keep)
+        self._holds = _hold_handles(self, keep)
         self._impl_lock = threading.RLock()
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -814,7 +818,7 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
             DnnlError: oneDNN fails otherwise.
         """
         with _locked(self) as pd:
-            held = sum(1 for key in list(self._users) if isinstance(key, tuple) and key[0] == "held by")
+            held = sum(1 for key in list(self._users) if isinstance(key, tuple) and key[0] == _HELD_BY)
             if held:
                 raise ValueError(
                     f"desc: this descriptor is the hint_fwd_pd of {held} backward descriptor(s) or primitive(s) "

@@ -192,3 +192,31 @@ def test_the_harness_reports_deaths_hangs_and_wrong_results_as_failures(standin_
         "control: a message naming another argument": UNCLEAR,
         "control: a clean refusal": PASS,
     }, "\n" + report.failures(verdicts)
+
+
+def _batch_control(name: str, code: str, expect, timeout: float = 20.0) -> Case:
+    record = "open(os.environ['CONTROL_PIDS'], 'a').write(f'{os.getpid()}\\n')\n"
+    return Case(f"control: {name}", "bad-input/control", record + code, expect, timeout=timeout)
+
+
+def test_a_batch_passes_only_what_passed_in_it_and_runs_the_rest_again_alone(standin_library, tmp_path, monkeypatch):
+    # Bad-input cases share a process; what fails there, or runs in a process that died
+    # or hung, is run again alone, and that run is its verdict.
+    from crash_matrix import runner
+
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("CONTROL_PIDS", str(pids))
+    controls = [
+        _batch_control("first clean refusal", "raise TypeError('device: bad')", Raises("TypeError", "device")),
+        _batch_control("a wrong result in a batch", "assert 1 + 1 == 3", Ok()),
+        _batch_control("second clean refusal", "raise TypeError('device: bad')", Raises("TypeError", "device")),
+        _batch_control("a segfault in a batch", "import ctypes\nctypes.string_at(0)", Ok()),
+        _batch_control("a hang in a batch", "time.sleep(60)", Ok(), timeout=2.0),
+    ]
+    assert all(runner._batchable(case) for case in controls)
+    verdicts = run_cases(controls, standin=str(standin_library))
+    assert [v.verdict for v in verdicts] == [PASS, WRONG, PASS, DIED, HUNG], "\n" + report.failures(verdicts)
+    runs = pids.read_text().split()
+    # One batch process ran the cases up to the segfault; then each case ran alone.
+    assert len(set(runs[:4])) == 1 and len(runs) == 4 + len(controls), runs
+

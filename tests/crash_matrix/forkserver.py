@@ -48,9 +48,12 @@ def _child(request: dict, replies_fd: int) -> None:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
-        child.run_forked(
-            request["prelude"], request["snippet"], request["result"], request["output"], request["timeout"]
-        )
+        if "batch" in request:
+            child.run_forked_batch(request["batch"])
+        else:
+            child.run_forked(
+                request["prelude"], request["snippet"], request["result"], request["output"], request["timeout"]
+            )
     except BaseException:  # a child never returns into the server loop
         code = 70
     os._exit(code)

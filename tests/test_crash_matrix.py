@@ -1,4 +1,4 @@
-"""The crash matrix: the public API under bad input and misuse, each case in its own process.
+"""The crash matrix: the public API under bad input and misuse, each failure in its own process.
 
 Every public function and method is called with bad values in each argument
 position, and in misuse sequences (in-flight work dropped or closed, threads

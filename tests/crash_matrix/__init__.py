@@ -1,10 +1,11 @@
 """The crash matrix: the public API of dnnl_interop under bad input and misuse.
 
-Every case is a snippet of plain user code run in a process of its own
-(``runner``, ``forkserver``, ``child``), after the fixtures it names
+Every case is a snippet of plain user code run after the fixtures it names
 (``fixtures``), and must end in a clean success or a clean exception of the
 expected class whose message names the argument (``model``): never a death
-by signal, never a hang.
+by signal, never a hang. A case that fails does so in a process of its own
+(``runner``, ``forkserver``, ``child``); bad-input and single-snippet misuse
+cases first run in batches in one process, and only what passes there counts.
 
 * ``generated``: every public function × each argument position × bad
   values (``values``);

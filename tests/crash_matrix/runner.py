@@ -12,11 +12,13 @@ Cases marked ``fresh`` (interpreter exit with work in flight, daemon threads
 at exit) run in a new interpreter instead: a forked child leaves through
 ``os._exit``, which skips interpreter finalization.
 
-Bad-input cases (one call with one bad argument) run in batches: one forked
-child runs up to ``BATCH`` of them one after another, each in a namespace of
-its own, which spares every case but the first the library's and the
-engine's start-up (most of a case's time; a run of the CI sample's 449
-bad-input cases on the CPU engine took 81 s so, 255 s one process each). A batch only ever passes cases:
+Cases of the classes in ``BATCHED`` (bad input, and misuse that ends with
+the snippet: no thread, no interpreter exit, no lifetime sequence) run in
+batches: one forked child runs up to ``BATCH`` of them one after another,
+each in a namespace of its own and torn down before the next, which spares
+every case but the first the library's and the engine's start-up (most of a
+case's time; the CI sample's 449 bad-input cases on the CPU engine took 81 s
+so, 255 s one process each, under the same load). A batch only ever passes cases:
 a case that fails in it, and every case of a batch whose process died, hung
 or exited other than cleanly, runs again alone, and that run is its verdict.
 """
@@ -169,12 +171,18 @@ class ForkServer:
 BATCH = {"real": 16, "emulated": 8}
 
 
+BATCHED = (
+    "bad-input", "attr", "closed", "queries", "host-buffers", "silent", "mismatch", "layouts", "reordered",
+    "copies", "dlpack",
+)
+
+
 def _batchable(case: Case) -> bool:
-    return case.crash_class == "bad-input" and case.library in BATCH and not case.fresh
+    return case.crash_class in BATCHED and case.library in BATCH and not case.fresh
 
 
 class _Job:
-    """One process in flight: one case, or a batch of bad-input cases run one after another."""
+    """One process in flight: one case, or a batch of cases run one after another."""
 
     def __init__(self, members: list[tuple[int, Case]], workdir: Path):
         self.members = members  # (case index, case)
@@ -356,7 +364,7 @@ def _order(cases: list[Case]) -> list[int]:
 
 
 def _jobs(cases: list[Case], order: list[int]) -> list[list[int]]:
-    """The processes to run, in ``order``: batches of bad-input cases of one
+    """The processes to run, in ``order``: batches of cases of one class and
     library, every other case alone."""
     jobs: list[list[int]] = []
     open_batches: dict[tuple[str, str], list[int]] = {}

@@ -162,6 +162,8 @@ static long noop_calls(void) { return noop_count; }
 
 
 def _quartiles(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return values[0], values[0]
     q = statistics.quantiles(values, n=4, method="inclusive")
     return q[0], q[2]
 

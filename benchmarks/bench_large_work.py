@@ -38,6 +38,11 @@ blocks of both within a few ms of each other):
 * ``binding``: ``primitive.execute(stream, args)`` then ``stream.wait()``;
 * ``bound``: ``primitive.bind(stream, args)`` once, then
   ``bound.execute(wait=True)``;
+* ``bound, one-argument call``: the same binding with its one C call made
+  through ``lib.dnnl_interop_run_prepared(prepared)`` (one argument, a
+  ``dnnl_interop_prepared_t`` of the same handles) instead of
+  ``dnnl_interop_execute_and_wait`` of six (set on the instance; the rest of
+  ``BoundExecution.execute`` unchanged);
 * ``slim bound (prototype)``: a method that tests one attribute and makes one
   call, ``lib.dnnl_interop_run_prepared(call)`` (one argument); the Python a
   bound fast path would keep if its checks and bookkeeping were in C;
@@ -230,6 +235,13 @@ def runtime_facts() -> str:
     return f"threading libraries mapped: {', '.join(found)}; {len(os.listdir('/proc/self/task'))} threads"
 
 
+def one_argument(bound, prepared, run):
+    """``bound`` (a ``BoundExecution``) making its execute-and-wait call as ``run(prepared)``:
+    the same status convention as ``dnnl_interop_execute_and_wait``, one argument."""
+    bound._call_and_wait, bound._c_call_and_wait = run, (prepared,)
+    return bound
+
+
 class SlimBound:
     """The prototype of a bound fast path: one test, one C call of one argument."""
 
@@ -311,7 +323,8 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         slim_stream = SlimStream(s, lib.dnnl_stream_wait)
         slim_primitive = SlimPrimitive(slim_stream, args, (p, s, nargs, c_args), lib.dnnl_primitive_execute)
         bound = primitive.bind(stream, args)
-        alive.extend((c_args, call, prepared, bound))
+        bound_one = one_argument(primitive.bind(stream, args), prepared, lib.dnnl_interop_run_prepared)
+        alive.extend((c_args, call, prepared, bound, bound_one))
 
         def c_loop(kind, gap, call=call):
             def run(n):
@@ -341,6 +354,10 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
             for _ in range(n):
                 execute(wait=True)
 
+        def bound_one_loop(n, execute=bound_one.execute):
+            for _ in range(n):
+                execute(wait=True)
+
         def slim_bound_loop(n, execute=slim_bound.execute):
             for _ in range(n):
                 execute(wait=True)
@@ -356,6 +373,7 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         loops.update({
             "ctypes, GIL released": through(gil_released), "ctypes, GIL held": through(gil_held),
             "raw cffi": timed(raw), "binding": timed(binding), "bound": timed(bound_loop),
+            "bound, one-argument call": timed(bound_one_loop),
             "slim bound (prototype)": timed(slim_bound_loop), "slim plain (prototype)": timed(slim_plain_loop),
         })
         names = list(loops)
@@ -424,12 +442,14 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
     execute_module._execute_and_wait = bench_lib.noop_execute_and_wait
     try:
         bound = primitive.bind(stream, args)  # bound now: it keeps the no-op
+        bound_one = one_argument(primitive.bind(stream, args), prepared, lib.dnnl_interop_run_prepared)
         before = bench_lib.noop_calls()
         primitive.execute(stream, args)
         stream.wait()
         bound.execute(wait=True)
+        bound_one.execute(wait=True)
         slim_bound.execute(wait=True)
-        if bench_lib.noop_calls() - before != 6:
+        if bench_lib.noop_calls() - before != 8:
             raise SystemExit("Primitive.execute, Stream.wait or a bound execute no longer calls what this replaces: "
                              "the cold measurement needs updating")
 
@@ -442,6 +462,11 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         def bound_path():
             start = clock()
             bound.execute(wait=True)
+            return clock() - start
+
+        def bound_one_path():
+            start = clock()
+            bound_one.execute(wait=True)
             return clock() - start
 
         def raw():
@@ -466,6 +491,7 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
             return clock() - start
 
         paths = {"binding execute + wait": binding, "bound execute(wait=True)": bound_path,
+                 "bound, one-argument call": bound_one_path,
                  "slim plain (prototype)": slim_plain_path, "slim bound (prototype)": slim_bound_path,
                  "raw cffi execute + wait": raw, "perf_counter alone": nothing}
         befores = {

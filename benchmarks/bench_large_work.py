@@ -94,7 +94,7 @@ CDEF = """
 typedef struct {
     void *execute; void *wait; void *primitive; void *stream; int nargs; void *args;
 } bench_call_t;
-double loop(bench_call_t *call, int n, int gap_kind, double gap);
+int loop(bench_call_t *call, int n, int gap_kind, double gap, double *times);
 int execute_and_wait(bench_call_t *call);
 int noop_execute(void *primitive, void *stream, int nargs, void *args);
 int noop_wait(void *stream);
@@ -130,24 +130,27 @@ static int execute_and_wait(bench_call_t *call) {
         | ((wait_fn_t)call->wait)(call->stream);
 }
 
-/* Seconds for n executions, each followed by a wait and a gap (gap_kind 0: none,
- * 1: spin `gap` seconds, 2: write `gap` KiB), the gaps' own time taken off; -1 on a failure. */
-static double loop(bench_call_t *call, int n, int gap_kind, double gap) {
-    double start = now(), gaps = 0;
+/* n executions, each followed by a wait and a gap (gap_kind 0: none, 1: spin `gap`
+ * seconds, 2: write `gap` KiB): times[i] is the i-th execution's seconds, from the end of
+ * the previous one, its gap's own time taken off. Returns -1 on a failure, else 0. */
+static int loop(bench_call_t *call, int n, int gap_kind, double gap, double *times) {
+    double start = now();
     for (int i = 0; i < n; i++) {
         if (execute_and_wait(call))
-            return -1.0;
+            return -1;
+        double end = now(), gap_time = 0;
         if (gap_kind) {
-            double g0 = now();
             if (gap_kind == 1)
-                while (now() - g0 < gap)
+                while (now() - end < gap)
                     ;
             else
                 evict((int)gap);
-            gaps += now() - g0;
+            gap_time = now() - end;
         }
+        times[i] = end - start;
+        start = end + gap_time;
     }
-    return now() - start - gaps;
+    return 0;
 }
 
 static long noop_count;
@@ -305,12 +308,7 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
     gil_released = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(address)
     gil_held = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(address)
 
-    def timed(body):
-        def run(n):
-            start = time.perf_counter()
-            body(n)
-            return time.perf_counter() - start
-        return run
+    times_out = bench_ffi.new("double[]", BLOCK)
 
     for what, (primitive, args) in primitives.items():
         c_args = ffi.new("dnnl_exec_arg_t[]", [(index, memory.handle) for index, memory in args.items()])
@@ -326,82 +324,105 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         bound_one = one_argument(primitive.bind(stream, args), prepared, lib.dnnl_interop_run_prepared)
         alive.extend((c_args, call, prepared, bound, bound_one))
 
+        # Every loop appends each execution's seconds to `times`, from the end of the one
+        # before (the first from the start of the block): everything between two executions counts.
         def c_loop(kind, gap, call=call):
-            def run(n):
-                seconds = bench_lib.loop(call, n, kind, gap)
-                if seconds < 0:
+            def run(n, times):
+                if bench_lib.loop(call, n, kind, gap, times_out):
                     raise RuntimeError("the C loop saw a failing call")
-                return seconds
+                times.extend(times_out[0:n])
             return run
 
         def through(function, address=call_address):
-            def body(n):
+            def run(n, times, clock=time.perf_counter):
+                last = clock()
                 for _ in range(n):
                     function(address)
-            return timed(body)
+                    now = clock()
+                    times.append(now - last)
+                    last = now
+            return run
 
-        def raw(n, e=lib.dnnl_primitive_execute, w=lib.dnnl_stream_wait, p=p, s=s, nargs=nargs, c_args=c_args):
+        def raw(n, times, e=lib.dnnl_primitive_execute, w=lib.dnnl_stream_wait, p=p, s=s, nargs=nargs,
+                c_args=c_args, clock=time.perf_counter):
+            last = clock()
             for _ in range(n):
                 if e(p, s, nargs, c_args) or w(s):
                     raise RuntimeError("a raw call failed")
+                now = clock()
+                times.append(now - last)
+                last = now
 
-        def binding(n, execute=primitive.execute, wait=stream.wait, args=args):
+        def binding(n, times, execute=primitive.execute, wait=stream.wait, args=args, clock=time.perf_counter):
+            last = clock()
             for _ in range(n):
                 execute(stream, args)
                 wait()
+                now = clock()
+                times.append(now - last)
+                last = now
 
-        def bound_loop(n, execute=bound.execute):
-            for _ in range(n):
-                execute(wait=True)
+        def with_wait(execute):
+            def run(n, times, clock=time.perf_counter):
+                last = clock()
+                for _ in range(n):
+                    execute(wait=True)
+                    now = clock()
+                    times.append(now - last)
+                    last = now
+            return run
 
-        def bound_one_loop(n, execute=bound_one.execute):
-            for _ in range(n):
-                execute(wait=True)
-
-        def slim_bound_loop(n, execute=slim_bound.execute):
-            for _ in range(n):
-                execute(wait=True)
-
-        def slim_plain_loop(n, execute=slim_primitive.execute, wait=slim_stream.wait, s=slim_stream, args=args):
+        def slim_plain(n, times, execute=slim_primitive.execute, wait=slim_stream.wait, s=slim_stream, args=args,
+                       clock=time.perf_counter):
+            last = clock()
             for _ in range(n):
                 execute(s, args)
                 wait()
+                now = clock()
+                times.append(now - last)
+                last = now
 
         loops = {"C loop": c_loop(0, 0.0)}
         loops.update({f"C loop, spin {spin * 1e6:.0f} µs": c_loop(1, spin) for spin in SPINS})
         loops[f"C loop, memset {MEMSET_KIB // 1024} MiB"] = c_loop(2, float(MEMSET_KIB))
         loops.update({
             "ctypes, GIL released": through(gil_released), "ctypes, GIL held": through(gil_held),
-            "raw cffi": timed(raw), "binding": timed(binding), "bound": timed(bound_loop),
-            "bound, one-argument call": timed(bound_one_loop),
-            "slim bound (prototype)": timed(slim_bound_loop), "slim plain (prototype)": timed(slim_plain_loop),
+            "raw cffi": raw, "binding": binding, "bound": with_wait(bound.execute),
+            "bound, one-argument call": with_wait(bound_one.execute),
+            "slim bound (prototype)": with_wait(slim_bound.execute), "slim plain (prototype)": slim_plain,
         })
         names = list(loops)
-        per_call: dict[str, list[float]] = {name: [] for name in names}
+        per_round: dict[str, list[float]] = {name: [] for name in names}
+        each: dict[str, list[float]] = {name: [] for name in names}
         shuffler = random.Random(17)
         started = time.perf_counter()
         for r in range(WARMUP + rounds):
-            totals = dict.fromkeys(names, 0.0)
+            round_times: dict[str, list[float]] = {name: [] for name in names}
             for _ in range(CALLS // BLOCK):
                 shuffler.shuffle(names)
                 for name in names:
-                    totals[name] += loops[name](BLOCK)
+                    loops[name](BLOCK, round_times[name])
             if r >= WARMUP:
                 for name in names:
-                    per_call[name].append(totals[name] / CALLS)
-        per_call = {name: per_call[name] for name in loops}
-        c = per_call["C loop"]
-        print(f"{what}: {rounds} rounds ({time.perf_counter() - started:.1f} s); per execution + wait "
-              "(a gap's own time taken off):")
-        width = max(map(len, per_call))
-        for name, values in per_call.items():
+                    per_round[name].append(sum(round_times[name]) / CALLS)
+                    each[name].extend(round_times[name])
+        c, c_each = per_round["C loop"], statistics.median(each["C loop"])
+        print(f"{what}: {rounds} rounds ({time.perf_counter() - started:.1f} s); per execution + wait (a gap's own "
+              "time taken off): the median of the per-round means and of the per-round ratios to the C loop "
+              "[quartiles], the median difference; the median of every execution's time and its ratio:")
+        width = max(map(len, loops))
+        for name in loops:
+            values = per_round[name]
             ratios = [x / y for x, y in zip(values, c, strict=True)]
             q1, q3 = _quartiles(ratios)
             diff = statistics.median(x - y for x, y in zip(values, c, strict=True))
-            print(f"  {name:<{width}}  median {statistics.median(values) * 1e6:8.2f} µs   / C loop "
-                  f"{statistics.median(ratios):.4f}x [{q1:.4f} .. {q3:.4f}]   {diff * 1e6:+8.2f} µs")
+            median_each = statistics.median(each[name])
+            print(f"  {name:<{width}}  {statistics.median(values) * 1e6:8.2f} µs  {statistics.median(ratios):.4f}x "
+                  f"[{q1:.4f} .. {q3:.4f}]  {diff * 1e6:+8.2f} µs   each: {median_each * 1e6:8.2f} µs "
+                  f"{median_each / c_each:.4f}x")
             results.derive(f"{what}: {name} / C loop (median of the per-round ratios)", statistics.median(ratios))
-        results.add(f"loop {what}", per_call, "s",
+            results.derive(f"{what}: {name} / C loop (ratio of the medians of every execution)", median_each / c_each)
+        results.add(f"loop {what}", {name: per_round[name] for name in loops}, "s",
                     f"{what}: seconds per execution + wait, the mean of {CALLS} in each round, in blocks of {BLOCK} "
                     "in random orders")
 

@@ -46,12 +46,16 @@ blocks of both within a few ms of each other):
 * ``slim bound (prototype)``: a method that tests one attribute and makes one
   call, ``lib.dnnl_interop_run_prepared(call)`` (one argument); the Python a
   bound fast path would keep if its checks and bookkeeping were in C;
+* ``locked bound (prototype)``: the slim bound under the stream's lock
+  (``threading.Lock``, acquired and released), with one comparison of two
+  ints (its last full check's count against a counter of changes): the
+  fast path proposed for ``BoundExecution.execute(wait=True)``;
 * ``slim plain (prototype)``: ``execute(stream, args)`` that compares the
   arguments with the previous call's (``tuple(args.items())``), appends one
   record to the stream's list of work in flight and calls oneDNN, and a
   ``wait()`` that calls oneDNN then clears that list, each under the stream's
   lock: the fewest Python operations a plain execute + wait that keeps its
-  inputs alive can make. Neither prototype is safe (no check that nothing
+  inputs alive can make. No prototype is safe (no check that nothing
   was closed, no deferred destroy); they measure what a path of that size
   costs, not a design.
 
@@ -261,6 +265,41 @@ class SlimBound:
         raise NotImplementedError("the prototype has the fast path only")
 
 
+class Changes:
+    """Stands for a counter that every event able to end a bound fast path would move."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+CHANGES = Changes()
+
+
+class LockedBound:
+    """The prototype of the bound fast path proposed: under the stream's lock, one comparison
+    (nothing changed since the binding's last full check), one C call of one argument."""
+
+    __slots__ = ("_call", "_checked", "_lock", "_run")
+
+    def __init__(self, call, run, lock) -> None:
+        self._call, self._checked, self._lock, self._run = call, CHANGES.count, lock, run
+
+    def execute(self, wait=False):
+        lock = self._lock
+        lock.acquire()
+        try:
+            if wait and self._checked == CHANGES.count:
+                status = self._run(self._call)
+                if status:
+                    raise RuntimeError(f"the prepared call failed: {status}")
+                return
+        finally:
+            lock.release()
+        raise NotImplementedError("the prototype has the fast path only")
+
+
 class SlimStream:
     """The prototype of a wait that lets go of the work in flight in one step."""
 
@@ -318,6 +357,7 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
                                                          "nargs": len(args), "args": c_args})
         p, s, nargs = primitive.handle, stream.handle, len(args)
         slim_bound = SlimBound(prepared, lib.dnnl_interop_run_prepared)
+        locked_bound = LockedBound(prepared, lib.dnnl_interop_run_prepared, threading.Lock())
         slim_stream = SlimStream(s, lib.dnnl_stream_wait)
         slim_primitive = SlimPrimitive(slim_stream, args, (p, s, nargs, c_args), lib.dnnl_primitive_execute)
         bound = primitive.bind(stream, args)
@@ -389,7 +429,8 @@ def loop_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
             "ctypes, GIL released": through(gil_released), "ctypes, GIL held": through(gil_held),
             "raw cffi": raw, "binding": binding, "bound": with_wait(bound.execute),
             "bound, one-argument call": with_wait(bound_one.execute),
-            "slim bound (prototype)": with_wait(slim_bound.execute), "slim plain (prototype)": slim_plain,
+            "slim bound (prototype)": with_wait(slim_bound.execute),
+            "locked bound (prototype)": with_wait(locked_bound.execute), "slim plain (prototype)": slim_plain,
         })
         names = list(loops)
         per_round: dict[str, list[float]] = {name: [] for name in names}
@@ -455,6 +496,7 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         "wait": ffi.cast("dnnl_interop_wait_fn", address("noop_wait")),
         "primitive": p, "stream": s, "nargs": nargs, "args": c_args})
     slim_bound = SlimBound(prepared, lib.dnnl_interop_run_prepared)
+    locked_bound = LockedBound(prepared, lib.dnnl_interop_run_prepared, threading.Lock())
     slim_stream = SlimStream(s, noop_wait)
     slim_primitive = SlimPrimitive(slim_stream, args, (p, s, nargs, c_args), noop_execute)
     clock = time.perf_counter
@@ -470,7 +512,8 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         bound.execute(wait=True)
         bound_one.execute(wait=True)
         slim_bound.execute(wait=True)
-        if bench_lib.noop_calls() - before != 8:
+        locked_bound.execute(wait=True)
+        if bench_lib.noop_calls() - before != 10:
             raise SystemExit("Primitive.execute, Stream.wait or a bound execute no longer calls what this replaces: "
                              "the cold measurement needs updating")
 
@@ -501,6 +544,11 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
             slim_bound.execute(wait=True)
             return clock() - start
 
+        def locked_bound_path():
+            start = clock()
+            locked_bound.execute(wait=True)
+            return clock() - start
+
         def slim_plain_path():
             start = clock()
             slim_primitive.execute(slim_stream, args)
@@ -514,6 +562,7 @@ def cold_part(stream, primitives, bench_ffi, bench_lib, rounds: int, results: Re
         paths = {"binding execute + wait": binding, "bound execute(wait=True)": bound_path,
                  "bound, one-argument call": bound_one_path,
                  "slim plain (prototype)": slim_plain_path, "slim bound (prototype)": slim_bound_path,
+                 "locked bound (prototype)": locked_bound_path,
                  "raw cffi execute + wait": raw, "perf_counter alone": nothing}
         befores = {
             "hot": lambda: None,

@@ -15,7 +15,11 @@ blocks of 6 executions, each followed by a wait, in a new random order
 (seeded) for each of 8 blocks a round (48 executions of each per round);
 printed per variant: the median over the rounds of the time per execution,
 and the median of the per-round ratios and differences to the C loop (the
-blocks of both within a few ms of each other):
+blocks of both within a few ms of each other); then the median of every
+execution's own time (from the end of the one before), over the C loop's:
+robust to the preemptions of a loaded machine, which hit a round's mean.
+Each Python loop's timing (a ``perf_counter`` call and a list append per
+execution, ~0.1 µs hot) counts in its times; the C loop reads its clock in C.
 
 * ``C loop``: a C function (cffi API mode, ``-O2``) calling the real
   ``dnnl_primitive_execute`` and ``dnnl_stream_wait`` (``dlsym`` on the bound

@@ -37,6 +37,8 @@ HEADERS = (
     "dnnl_ocl_types.h",
     "dnnl_ocl.h",
     "dnnl_ze.h",
+    "dnnl_sycl_types.h",
+    "dnnl_sycl.h",
 )
 
 # Macros as the released library is configured (dnnl_config.h of the PyPI build).

@@ -1,0 +1,155 @@
+"""Memory on a SYCL engine: USM pointers, the arrays that hold them, SYCL buffers.
+
+``sycl.make_memory`` and ``Memory(desc, sycl_engine, buffer)`` (through
+``_memory.DEVICE_CREATORS``, where this module registers itself) come here. A
+handle is :data:`MEMORY_ALLOCATE`, :data:`MEMORY_NONE`, a USM pointer (an int,
+a cffi pointer), an object with dpctl's ``__sycl_usm_array_interface__`` (a
+dpnp or ``dpnp.tensor`` array: its pointer, shape, strides and data type
+checked against the descriptor, as numpy arrays are on the CPU engine), or,
+for ``BUFFER`` memory, the address of a ``sycl::buffer<uint8_t, 1>``.
+
+A USM pointer is asked of SYCL (``DPCTLUSM_GetPointerType``) in the engine's
+context before oneDNN reads it: one of another context is refused, naming
+both contexts (an array's from its queue). Without dpctl nothing can be asked,
+and the pointer is taken as given, as the other runtimes take int handles.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._buffers import UncheckedPointer, has_buffer
+from ._engine import Engine, explain_runtime
+from ._enums import EngineKind
+from ._ffi import ffi, lib
+from ._handles import address_of
+from ._library import check
+from ._memory import DEVICE_CREATORS, Memory, memory_handles, usm_interface
+from ._memory_desc import MemoryDesc
+from ._owned import using
+from ._sycl_runtime import USM_UNKNOWN, describe_context, usm_kind
+from ._validate import data_type
+
+if TYPE_CHECKING:
+    from ._ffi import CData
+
+__all__ = ["SYCL_USM", "SYCL_BUFFER", "make_sycl_memory", "engine_context"]
+
+SYCL_USM, SYCL_BUFFER = lib.dnnl_sycl_interop_usm, lib.dnnl_sycl_interop_buffer
+
+
+class _ArrayPointer(UncheckedPointer):
+    """The USM address of an array checked against the descriptor, holding the array
+    (the memory keeps this as its buffer, so the array lives as long as the memory)."""
+
+    __slots__ = ("array", "syclobj")
+
+    def __init__(self, address: int, array: object, syclobj: object) -> None:
+        super().__init__(address)
+        object.__setattr__(self, "array", array)
+        object.__setattr__(self, "syclobj", syclobj)
+
+
+def engine_context(engine: Engine) -> int:
+    """The address of the engine's ``sycl::context`` (oneDNN's copy, alive with the engine)."""
+    out = ffi.new("void **")
+    with explain_runtime("sycl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
+        check(lib.dnnl_sycl_interop_engine_get_context(c_engine, out), "dnnl_sycl_interop_engine_get_context")
+    return address_of(out[0])
+
+
+def _array_pointer(array: object, desc: MemoryDesc, what: str) -> _ArrayPointer:
+    """An array with ``__sycl_usm_array_interface__`` checked against ``desc``."""
+    address, shape, dtype, strides, read_only, syclobj = usm_interface(array, what)
+    if read_only:
+        raise ValueError(f"{what}: the array is read-only (its __sycl_usm_array_interface__ says so)")
+    expected = desc.data_type
+    if data_type(dtype) != expected:
+        raise ValueError(f"{what}: an array of {dtype}, the descriptor's data type is {expected.name.lower()}")
+    if shape != desc.shape:
+        raise ValueError(f"{what}: an array of shape {shape}, the descriptor's shape is {desc.shape}")
+    if desc.strides is None:
+        raise ValueError(f"{what}: the descriptor {desc!r} is blocked; an array has a plain layout")
+    if strides != desc.strides and any(n > 1 for n in shape):
+        raise ValueError(
+            f"{what}: an array of strides {strides} (elements), the descriptor's are {desc.strides} "
+            "(MemoryDesc.from_array(array) describes the array as it lies)"
+        )
+    return _ArrayPointer(address, array, syclobj)
+
+
+def _check_context(pointer: CData, given: object, engine: Engine, what: str) -> None:
+    """Refuse a USM pointer SYCL does not know in the engine's context (when dpctl can ask)."""
+    address = address_of(pointer)
+    if address in (0, address_of(lib.DNNL_MEMORY_ALLOCATE)) or not isinstance(engine, Engine):
+        return
+    context = engine_context(engine)
+    kind = usm_kind(address, context)
+    if kind is None or kind != USM_UNKNOWN:
+        return
+    syclobj = getattr(given, "syclobj", None)
+    if syclobj is not None:
+        try:
+            theirs = describe_context(syclobj.sycl_context)
+        except AttributeError:  # a filter string or a capsule: named as it is
+            theirs = f"SYCL context of {syclobj!r}"
+        raise ValueError(
+            f"{what}: USM of another SYCL context ({theirs}) than the engine's ({describe_context(context)}); "
+            "make the engine on the array's queue: sycl.make_engine(q.sycl_device, q.sycl_context)"
+        )
+    if engine.kind == EngineKind.CPU and not isinstance(given, UncheckedPointer | int):
+        return  # host memory (a numpy view): the CPU device reads it where it lies
+    raise ValueError(
+        f"{what}: {address:#x} is no USM allocation of the engine's {describe_context(context)}; "
+        "USM of another context, or host memory, cannot be used by this engine"
+    )
+
+
+def _handle(handle: object, desc: object, engine: Engine, kind: int, what: str) -> Any:
+    """What ``memory_handles`` takes for ``handle``: an array becomes its checked pointer."""
+    if getattr(handle, "__sycl_usm_array_interface__", None) is not None and not isinstance(handle, Memory):
+        if kind != SYCL_USM:
+            raise TypeError(f"{what}: an array holds USM; give it with sycl.MemoryKind.USM")
+        if not isinstance(desc, MemoryDesc):
+            raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+        return _array_pointer(handle, desc, what)
+    if kind == SYCL_BUFFER and has_buffer(handle):
+        raise TypeError(
+            f"{what}: host memory is no SYCL buffer; BUFFER memory takes the address of a "
+            "sycl::buffer<uint8_t, 1>, or MEMORY_ALLOCATE"
+        )
+    return handle
+
+
+def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, kind: int = SYCL_USM) -> None:
+    """Make ``memory`` on the SYCL ``engine`` over ``handle`` (one, or a list/tuple)."""
+    given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
+    checked = [_handle(h, desc, engine, kind, "handle" if len(given) == 1 else f"handle[{i}]")
+               for i, h in enumerate(given)]
+    handles: object = checked if isinstance(handle, (list, tuple)) else checked[0]
+    pointers, keep, is_list = memory_handles(desc, handles, "ze_usm", "handle")
+    if kind == SYCL_USM:
+        for i, (pointer, h) in enumerate(zip(pointers, checked, strict=True)):
+            _check_context(pointer, h, engine, "handle" if not is_list else f"handle[{i}]")
+    out = Memory._new_out()
+    with explain_runtime("sycl", (engine, "engine")), \
+            using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
+        if is_list:
+            array = ffi.new("void *[]", pointers)
+            check(lib.dnnl_sycl_interop_memory_create_v2(out, md, c_engine, kind, len(array), array),
+                  "dnnl_sycl_interop_memory_create_v2")
+        else:
+            check(lib.dnnl_sycl_interop_memory_create(out, md, c_engine, kind, pointers[0]),
+                  "dnnl_sycl_interop_memory_create")
+        memory._adopt(out[0], keep=(desc, engine, keep))
+        memory._use_data(pointers, keep)
+
+
+def make_sycl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> Memory:
+    """``sycl.make_memory``: a Memory on a SYCL engine (``kind`` checked by the caller)."""
+    memory = Memory.__new__(Memory)
+    create(memory, desc, engine, handle, kind)
+    return memory
+
+
+DEVICE_CREATORS["sycl"] = create

@@ -21,6 +21,7 @@ import pytest
 import dnnl_interop as dnnl
 from dnnl_interop import sycl
 from sycl_arrays import SharedArray
+from sycl_cases import CASES, chain_without_host_waits, shared_arrays
 
 
 @pytest.fixture
@@ -310,3 +311,16 @@ def test_a_library_without_the_sycl_api_answers_missing_function(standin_dnnl):
     with pytest.raises(dnnl.MissingFunctionError, match="dnnl_sycl_interop_engine_create") as caught:
         sycl.make_engine(0x1000, 0x2000)
     assert caught.value.function == "dnnl_sycl_interop_engine_create"
+
+
+# --- primitives over USM arrays, against numpy ----------------------------------------
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_primitives_over_shared_usm_arrays_match_numpy(engine, stream, queue, case):
+    CASES[case](engine, stream, shared_arrays(queue))
+
+
+def test_sycl_work_then_onednn_then_sycl_work_on_one_in_order_queue(engine, queue, dpctl):
+    delivered, _ = chain_without_host_waits(engine, queue, dpctl)
+    np.testing.assert_array_equal(delivered, np.arange(12, dtype=np.float32).reshape(3, 4).T)

@@ -1,0 +1,66 @@
+"""dpnp arrays through ``dnnl_interop.sycl`` on the CPU device, on real oneDNN and real dpnp.
+
+The arrays are given to oneDNN as they are (``Memory.from_array``, ``sycl.make_memory``):
+their pointers, not copies. dpnp is an optional test dependency (the ``dpnp`` extra, about
+1.2 GB); without it these tests are skipped, and say so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dnnl_interop as dnnl
+from dnnl_interop import sycl
+from sycl_cases import CASES, dpnp_arrays
+
+
+@pytest.fixture
+def dpnp(real_dnnl):
+    return pytest.importorskip("dpnp", reason="dpnp is not installed (pip install 'dnnl-interop[dpnp]')")
+
+
+@pytest.fixture
+def queue(dpnp):
+    import dpctl
+
+    return dpctl.SyclQueue("opencl:cpu", property="in_order")
+
+
+@pytest.fixture
+def engine(queue):
+    with sycl.make_engine(queue.sycl_device, queue.sycl_context) as made:
+        yield made
+
+
+@pytest.fixture
+def stream(engine, queue):
+    with sycl.make_stream(engine, queue) as made:
+        yield made
+
+
+def test_memory_over_a_dpnp_array_is_the_array_s_own_usm(engine, dpnp, queue):
+    x = dpnp.arange(12, dtype="float32", sycl_queue=queue).reshape(3, 4)
+    memory = dnnl.Memory.from_array(x, engine)
+    assert memory.data_handle == x.__sycl_usm_array_interface__["data"][0]
+    assert memory.desc.shape == (3, 4) and memory.desc.data_type == dnnl.DataType.F32
+    view = x.T
+    transposed = sycl.make_memory(dnnl.MemoryDesc((4, 3), "f32", strides=(1, 4)), engine, sycl.MemoryKind.USM, view)
+    assert transposed.data_handle == memory.data_handle
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_primitives_over_dpnp_arrays_match_numpy(engine, stream, queue, case):
+    CASES[case](engine, stream, dpnp_arrays(queue))
+
+
+def test_dpnp_then_onednn_then_dpnp_on_one_in_order_queue_without_a_wait(engine, stream, dpnp, queue):
+    """dpnp's elementwise work, a oneDNN reorder, dpnp's work again: submitted one after
+    the other on the array's in-order queue, nothing waited for until the result is read."""
+    x = dpnp.arange(12, dtype="float32", sycl_queue=queue).reshape(3, 4)
+    doubled = x * 2  # dpnp kernel, not waited for
+    out = dpnp.zeros((4, 3), dtype="float32", sycl_queue=queue)
+    src, dst = dnnl.Memory.from_array(doubled, engine), dnnl.Memory.from_array(out.T, engine)
+    sycl.execute(dnnl.reorder(src.desc, dst.desc, engine), stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    result = out + 1  # dpnp kernel after oneDNN's, ordered by the queue
+    np.testing.assert_array_equal(dpnp.asnumpy(result), np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1)

@@ -16,6 +16,8 @@ and the pointer is taken as given, as the other runtimes take int handles.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ._buffers import UncheckedPointer, has_buffer
@@ -33,7 +35,7 @@ from ._validate import data_type
 if TYPE_CHECKING:
     from ._ffi import CData
 
-__all__ = ["SYCL_USM", "SYCL_BUFFER", "make_sycl_memory", "engine_context"]
+__all__ = ["SYCL_USM", "SYCL_BUFFER", "make_sycl_memory", "engine_context", "oneapi_engine"]
 
 SYCL_USM, SYCL_BUFFER = lib.dnnl_sycl_interop_usm, lib.dnnl_sycl_interop_buffer
 
@@ -143,6 +145,46 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, kin
                   "dnnl_sycl_interop_memory_create")
         memory._adopt(out[0], keep=(desc, engine, keep))
         memory._use_data(pointers, keep)
+
+
+# device id -> the engine oneapi_engine made (weakly: made again once nothing holds it).
+_ONEAPI_ENGINES: dict[int, weakref.ref[Engine]] = {}
+_oneapi_lock = threading.Lock()
+
+
+def oneapi_engine(device_id: int, what: str) -> Engine:
+    """The SYCL engine of a ``kDLOneAPI`` tensor's device: the ``device_id``-th SYCL root
+    device (dpctl's list) in its platform's default context, where such tensors live.
+    Shared by the memories made so, and made again once none of them is left.
+
+    Raises:
+        BufferError: dpctl is not installed (nothing can name the device), or there is no
+            such device.
+    """
+    with _oneapi_lock:
+        known = _ONEAPI_ENGINES.get(device_id)
+        engine = known() if known is not None else None
+        if engine is not None and not engine.closed:
+            return engine
+        try:
+            import dpctl
+        except ImportError:
+            raise BufferError(
+                f"engine: a USM tensor (kDLOneAPI, device {device_id}) needs the engine of its SYCL context "
+                "(from_dlpack(x, engine=sycl.make_engine(...))), or dpctl to find it (pip install dpctl)"
+            ) from None
+        devices = dpctl.get_devices()
+        if not 0 <= device_id < len(devices):
+            raise BufferError(f"{what}: kDLOneAPI device {device_id}, and SYCL lists {len(devices)} device(s)")
+        device = devices[device_id]
+        context = device.sycl_platform.default_context
+        out = Engine._new_out()
+        check(lib.dnnl_sycl_interop_engine_create(out, ffi.cast("void *", device.addressof_ref()),
+                                                  ffi.cast("void *", context.addressof_ref())),
+              "dnnl_sycl_interop_engine_create")
+        engine = Engine._from_handle(out[0], keep=(device, context), runtime="sycl")
+        _ONEAPI_ENGINES[device_id] = weakref.ref(engine)
+        return engine
 
 
 def make_sycl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> Memory:

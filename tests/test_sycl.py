@@ -324,3 +324,20 @@ def test_primitives_over_shared_usm_arrays_match_numpy(engine, stream, queue, ca
 def test_sycl_work_then_onednn_then_sycl_work_on_one_in_order_queue(engine, queue, dpctl):
     delivered, _ = chain_without_host_waits(engine, queue, dpctl)
     np.testing.assert_array_equal(delivered, np.arange(12, dtype=np.float32).reshape(3, 4).T)
+
+
+def test_work_in_flight_keeps_the_arrays_of_dropped_memories_alive(engine, stream, queue):
+    """Memories and arrays dropped while the work runs: the memories' handles and the
+    arrays they keep live until the stream is waited for (close() would wait itself)."""
+    source, target = SharedArray(queue, (64, 64), data=1.0), SharedArray(queue, (64, 64))
+    refs = [weakref.ref(source), weakref.ref(target)]
+    src, dst = dnnl.Memory.from_array(source, engine), dnnl.Memory.from_array(target, engine)
+    host = target.host
+    sycl.execute(dnnl.reorder(src.desc, dst.desc, engine), stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    del src, dst, source, target
+    gc.collect()
+    assert all(ref() is not None for ref in refs)  # the work may still read and write them
+    stream.wait()
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+    assert host.sum() == 64 * 64

@@ -64,3 +64,30 @@ def test_dpnp_then_onednn_then_dpnp_on_one_in_order_queue_without_a_wait(engine,
     sycl.execute(dnnl.reorder(src.desc, dst.desc, engine), stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
     result = out + 1  # dpnp kernel after oneDNN's, ordered by the queue
     np.testing.assert_array_equal(dpnp.asnumpy(result), np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1)
+
+
+# --- DLPack: kDLOneAPI both ways, without a copy ----------------------------------------
+
+
+def test_a_dpnp_array_comes_in_through_dlpack_as_its_own_usm(engine, dpnp, queue):
+    x = dpnp.arange(6, dtype="float32", sycl_queue=queue).reshape(2, 3)
+    pointer = x.__sycl_usm_array_interface__["data"][0]
+    assert x.__dlpack_device__() == (14, 0)
+    given = dnnl.from_dlpack(x, engine=engine)
+    assert given.data_handle == pointer and given.engine is engine
+    found = dnnl.from_dlpack(x)  # no engine: a SYCL engine of its device, default context
+    assert found.data_handle == pointer
+    assert sycl.get_device(found.engine) == queue.sycl_device
+    assert found.engine is dnnl.from_dlpack(x).engine  # shared while in use
+
+
+def test_sycl_memory_goes_out_to_dpnp_through_dlpack_as_its_own_usm(engine, stream, dpnp, queue):
+    memory = sycl.make_memory(dnnl.MemoryDesc((2, 3), "f32", "ab"), engine)
+    y = dpnp.from_dlpack(memory)
+    assert y.__sycl_usm_array_interface__["data"][0] == memory.data_handle
+    assert y.shape == (2, 3) and y.sycl_device == queue.sycl_device
+    y[...] = 4.0  # dpnp writes oneDNN's memory
+    out = dpnp.zeros((3, 2), dtype="float32", sycl_queue=queue)
+    target = dnnl.Memory.from_array(out.T, engine)
+    sycl.execute(dnnl.reorder(memory.desc, target.desc, engine), stream, {dnnl.ARG_FROM: memory, dnnl.ARG_TO: target})
+    np.testing.assert_array_equal(dpnp.asnumpy(out), np.full((3, 2), 4.0, np.float32))

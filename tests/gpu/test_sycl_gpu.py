@@ -93,3 +93,15 @@ def test_execute_after_a_dependency_on_an_out_of_order_queue(sycl_engine, queue,
                              {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}, deps=[filled])
         event.wait()
     np.testing.assert_array_equal(target.host, np.arange(24).reshape(4, 6))
+
+
+def test_dlpack_round_trip_with_dpnp_keeps_the_pointer(sycl_engine, queue):
+    dpnp = pytest.importorskip("dpnp", reason="dpnp is not installed (pip install 'dnnl-interop[dpnp]')")
+    x = dpnp.arange(6, dtype="float32", sycl_queue=queue).reshape(2, 3)
+    pointer = x.__sycl_usm_array_interface__["data"][0]
+    memory = dnnl.from_dlpack(x, engine=sycl_engine)
+    assert memory.data_handle == pointer
+    assert dnnl.from_dlpack(x).data_handle == pointer  # a SYCL engine of its device, default context
+    back = dpnp.from_dlpack(memory)
+    assert back.__sycl_usm_array_interface__["data"][0] == pointer
+    np.testing.assert_array_equal(dpnp.asnumpy(back), np.arange(6, dtype=np.float32).reshape(2, 3))

@@ -12,6 +12,7 @@ test-only stand-in) answers every function with MissingFunctionError.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import weakref
 
@@ -341,3 +342,25 @@ def test_work_in_flight_keeps_the_arrays_of_dropped_memories_alive(engine, strea
     gc.collect()
     assert all(ref() is None for ref in refs)
     assert host.sum() == 64 * 64
+
+
+# --- the testing toolkit ---------------------------------------------------------------
+
+
+def test_sycl_devices_are_visible_to_dpctl_only_when_the_toolkit_starts_sycl(tmp_path):
+    """In a fresh process: dpctl asking SYCL first sees no device and enable() says why;
+    enable() first (dpctl imported or not) makes the CPU device visible."""
+    import subprocess
+
+    first = "import dpctl; dpctl.get_devices(); from dnnl_interop.testing import sycl_devices; sycl_devices.enable()"
+    after = (
+        "import dpctl; from dnnl_interop.testing import sycl_devices; "
+        "print([d.filter_string for d in sycl_devices.enable()])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OCL_ICD_FILENAMES", "OCL_ICD_VENDORS")}
+    late = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True, env=env, timeout=120)
+    assert late.returncode != 0
+    assert "SyclDevicesError: dpctl sees no SYCL device: dpctl may have asked SYCL" in late.stderr
+    good = subprocess.run([sys.executable, "-c", after], capture_output=True, text=True, env=env, timeout=120)
+    assert good.returncode == 0, good.stderr
+    assert "opencl:cpu:0" in good.stdout

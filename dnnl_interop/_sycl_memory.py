@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._buffers import UncheckedPointer, has_buffer
 from ._engine import Engine, explain_runtime
-from ._enums import EngineKind
+from ._enums import EngineKind, FormatKind
 from ._ffi import ffi, lib
-from ._handles import address_of
+from ._handles import address_of, check_address
 from ._library import check
 from ._memory import DEVICE_CREATORS, Memory, memory_handles, usm_interface
 from ._memory_desc import MemoryDesc
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["SYCL_USM", "SYCL_BUFFER", "make_sycl_memory", "engine_context", "oneapi_engine"]
 
 SYCL_USM, SYCL_BUFFER = lib.dnnl_sycl_interop_usm, lib.dnnl_sycl_interop_buffer
+_ALLOCATE = address_of(lib.DNNL_MEMORY_ALLOCATE)
+_VOID_POINTER = ffi.typeof("void *")
 
 
 class _ArrayPointer(UncheckedPointer):
@@ -52,12 +54,21 @@ class _ArrayPointer(UncheckedPointer):
         object.__setattr__(self, "syclobj", syclobj)
 
 
+# engine -> the address of its sycl::context, asked once: oneDNN keeps it for the engine's life.
+_CONTEXTS: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
+
+
 def engine_context(engine: Engine) -> int:
     """The address of the engine's ``sycl::context`` (oneDNN's copy, alive with the engine)."""
+    if not engine.closed:
+        known = _CONTEXTS.get(engine)
+        if known is not None:
+            return known
     out = ffi.new("void **")
     with explain_runtime("sycl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_sycl_interop_engine_get_context(c_engine, out), "dnnl_sycl_interop_engine_get_context")
-    return address_of(out[0])
+    address = _CONTEXTS[engine] = address_of(out[0])
+    return address
 
 
 def _array_pointer(array: object, desc: MemoryDesc, what: str) -> _ArrayPointer:
@@ -83,8 +94,12 @@ def _array_pointer(array: object, desc: MemoryDesc, what: str) -> _ArrayPointer:
 def _check_context(pointer: CData, given: object, engine: Engine, what: str) -> None:
     """Refuse a USM pointer SYCL does not know in the engine's context (when dpctl can ask)."""
     address = address_of(pointer)
-    if address in (0, address_of(lib.DNNL_MEMORY_ALLOCATE)) or not isinstance(engine, Engine):
+    if address in (0, _ALLOCATE) or not isinstance(engine, Engine):
         return
+    _check_address_context(address, given, engine, what)
+
+
+def _check_address_context(address: int, given: object, engine: Engine, what: str) -> None:
     context = engine_context(engine)
     kind = usm_kind(address, context)
     if kind is None or kind != USM_UNKNOWN:
@@ -125,6 +140,16 @@ def _handle(handle: object, desc: object, engine: Engine, kind: int, what: str) 
 
 def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, kind: int = SYCL_USM) -> None:
     """Make ``memory`` on the SYCL ``engine`` over ``handle`` (one, or a list/tuple)."""
+    if kind == SYCL_USM and isinstance(engine, Engine) and isinstance(desc, MemoryDesc):
+        # The usual calls first: one array, or one USM address, over a dense descriptor.
+        if getattr(handle, "__sycl_usm_array_interface__", None) is not None and not isinstance(handle, Memory):
+            handle = _array_pointer(handle, desc, "handle")
+        if isinstance(handle, UncheckedPointer) or (type(handle) is int and handle > 0):
+            address = handle.address if isinstance(handle, UncheckedPointer) else check_address(handle, "handle")
+            if address and address != _ALLOCATE and desc.format_kind == FormatKind.BLOCKED:
+                _check_address_context(address, handle, engine, "handle")
+                _create(memory, desc, engine, kind, [ffi.cast(_VOID_POINTER, address)], handle, False)
+                return
     given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
     checked = [_handle(h, desc, engine, kind, "handle" if len(given) == 1 else f"handle[{i}]")
                for i, h in enumerate(given)]
@@ -133,6 +158,12 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, kin
     if kind == SYCL_USM:
         for i, (pointer, h) in enumerate(zip(pointers, checked, strict=True)):
             _check_context(pointer, h, engine, "handle" if not is_list else f"handle[{i}]")
+    _create(memory, desc, engine, kind, pointers, keep, is_list)
+
+
+def _create(
+    memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, pointers: list[CData], keep: object, is_list: bool
+) -> None:
     out = Memory._new_out()
     with explain_runtime("sycl", (engine, "engine")), \
             using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):

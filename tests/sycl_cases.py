@@ -101,6 +101,29 @@ def convolution_relu_case(engine, stream, arrays: Arrays) -> None:
 CASES = {"reorder": reorder_case, "matmul": matmul_case, "convolution-relu": convolution_relu_case}
 
 
+def dpnp_chain(engine, stream, queue, count=lambda: None) -> tuple[np.ndarray, object]:
+    """dpnp's work, a oneDNN reorder, dpnp's work again, submitted one after the other on
+    one in-order queue with nothing waited for until the result is read. The memories are
+    made first, over arrays allocated first: reading a dpnp array's
+    ``__sycl_usm_array_interface__`` makes dpnp wait for its queue. Returns the result and
+    ``count()`` read just before and just after oneDNN's execute (dpnp's own calls wait
+    on the host in places of their choosing, which are not this binding's)."""
+    import dpnp
+
+    x = dpnp.arange(12, dtype="float32", sycl_queue=queue).reshape(3, 4)
+    doubled = dpnp.empty((3, 4), dtype="float32", sycl_queue=queue)
+    out = dpnp.empty((4, 3), dtype="float32", sycl_queue=queue)
+    src, dst = dnnl.Memory.from_array(doubled, engine), dnnl.Memory.from_array(out.T, engine)
+    primitive = dnnl.reorder(src.desc, dst.desc, engine)
+    queue.wait()
+    dpnp.multiply(x, 2, out=doubled)  # dpnp's kernel
+    before = count()
+    sycl.execute(primitive, stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})  # after it, by the queue
+    after = count()
+    result = dpnp.asnumpy(out + 1)  # dpnp's kernel after oneDNN's, then the read
+    return result, (before, after)
+
+
 def chain_without_host_waits(engine, queue, dpctl, count=lambda: None) -> tuple[np.ndarray, object]:
     """SYCL work, then oneDNN, then SYCL work on one in-order queue, with no wait between:
     a copy into the source, a reorder (ab -> ba), a copy of the result out, then a wait for

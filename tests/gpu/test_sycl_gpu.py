@@ -18,7 +18,7 @@ import dnnl_interop as dnnl
 from dnnl_interop import sycl
 from dnnl_interop.testing import emulated_gpu
 from sycl_arrays import SharedArray
-from sycl_cases import CASES, chain_without_host_waits, dpnp_arrays, shared_arrays
+from sycl_cases import CASES, chain_without_host_waits, dpnp_arrays, dpnp_chain, shared_arrays
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,14 @@ def test_sycl_then_onednn_then_sycl_with_no_host_wait_in_between(sycl_engine, qu
     waits = after - before
     np.testing.assert_array_equal(delivered, np.arange(12, dtype=np.float32).reshape(3, 4).T)
     assert waits.waits == 1, waits  # the caller's one wait, for the last copy
+
+
+def test_dpnp_then_onednn_then_dpnp_on_one_queue_with_no_host_wait_in_onednn_s_part(sycl_engine, sycl_stream, queue):
+    pytest.importorskip("dpnp", reason="dpnp is not installed (pip install 'dnnl-interop[dpnp]')")
+    result, (before, after) = dpnp_chain(sycl_engine, sycl_stream, queue, emulated_gpu.host_waits)
+    np.testing.assert_array_equal(result, np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1)
+    waits = after - before
+    assert waits.waits == 0, waits
 
 
 def test_a_host_address_is_no_usm_of_the_gpu_context(sycl_engine):

@@ -26,13 +26,16 @@ Wrapping a 3x4 f32 dpnp array (target: at most 5 µs):
   ``dnnl_memory_destroy`` through the raw cffi ``lib``: oneDNN's own floor.
 
 Execute + wait of a tiny primitive (an 8x8 f32 ReLU; ``--device gpu`` only,
-as an OpenCL engine needs a GPU; target: SYCL within 1.10x of OpenCL):
+as an OpenCL engine needs a GPU; target: SYCL within 1.10x of OpenCL), each
+loop an execute then ``stream.wait()``:
 
-* ``sycl: execute+wait``: ``sycl.execute`` on a stream over a dpnp array's
-  in-order queue, over memories of dpnp arrays, then ``stream.wait()``;
-* ``ocl: execute+wait``: ``primitive.execute`` on an OpenCL-interop stream
-  over an in-order pyopencl queue of the same device, over OpenCL USM
-  memories, then ``stream.wait()``.
+* ``sycl: Primitive.execute+wait`` / ``ocl: Primitive.execute+wait``: the
+  same call on a stream over a dpnp array's in-order queue (memories over
+  dpnp arrays) and on an OpenCL-interop stream over an in-order pyopencl
+  queue of the same device (OpenCL USM memories);
+* ``sycl.execute+wait`` / ``ocl.execute+wait``: the runtimes' own execute,
+  ``sycl.execute`` returning oneDNN's event as a ``dpctl.SyclEvent``,
+  ``ocl.execute`` returning None (oneDNN gives no event on an in-order queue).
 """
 
 from __future__ import annotations
@@ -130,26 +133,33 @@ def main() -> None:
                 dnnl.ARG_DST: ocl.make_memory(relu_desc, ocl_engine, ocl.MemoryKind.USM)}
     ocl_relu = relu(ocl_engine)
 
-    def sycl_run(n: int) -> float:
-        start = clock()
-        for _ in range(n):
-            sycl.execute(sycl_relu, sycl_stream, sycl_args)
-            sycl_stream.wait()
-        return clock() - start
+    def loop(execute, stream, primitive, args):
+        def run(n: int) -> float:
+            start = clock()
+            for _ in range(n):
+                execute(primitive, stream, args)
+                stream.wait()
+            return clock() - start
+        return run
 
-    def ocl_run(n: int) -> float:
-        start = clock()
-        for _ in range(n):
-            ocl_relu.execute(ocl_stream, ocl_args)
-            ocl_stream.wait()
-        return clock() - start
+    def method(primitive, stream, args):
+        primitive.execute(stream, args)
 
+    loops = {
+        "sycl: Primitive.execute+wait": loop(method, sycl_stream, sycl_relu, sycl_args),
+        "ocl: Primitive.execute+wait": loop(method, ocl_stream, ocl_relu, ocl_args),
+        "sycl.execute+wait": loop(sycl.execute, sycl_stream, sycl_relu, sycl_args),
+        "ocl.execute+wait": loop(ocl.execute, ocl_stream, ocl_relu, ocl_args),
+    }
+    sycl_run = loops["sycl.execute+wait"]
     sycl_run(1)
     assert (dpnp.asnumpy(b) == numpy.maximum(dpnp.asnumpy(a), 0)).all()
     calls = max(1, args.calls // 10)
     print(f"execute + wait of an 8x8 f32 ReLU, emulated GPU ({args.rounds} rounds x {calls} calls), per call:")
-    medians = report(interleave({"sycl: execute+wait": sycl_run, "ocl: execute+wait": ocl_run}, args.rounds, calls))
-    print(f"  sycl / ocl: {medians['sycl: execute+wait'] / medians['ocl: execute+wait']:.3f}")
+    medians = report(interleave(loops, args.rounds, calls))
+    print(f"  Primitive.execute, sycl / ocl: "
+          f"{medians['sycl: Primitive.execute+wait'] / medians['ocl: Primitive.execute+wait']:.3f}")
+    print(f"  sycl.execute / ocl.execute: {medians['sycl.execute+wait'] / medians['ocl.execute+wait']:.3f}")
 
 
 if __name__ == "__main__":

@@ -56,9 +56,9 @@ _CREATE_NAMES = {
     "native": "dnnl_memory_create", "ocl": "dnnl_ocl_interop_memory_create", "ze": "dnnl_ze_interop_memory_create",
     "sycl": "dnnl_sycl_interop_memory_create",
 }
-# creator(memory, desc, engine, buffer) of memory on an engine of a runtime whose module
+# creator(memory, desc, engine, buffer, what) of memory on an engine of a runtime whose module
 # registers it when imported (SYCL: _sycl_memory, imported by dnnl_interop.sycl).
-DEVICE_CREATORS: dict[str, Callable[[Memory, MemoryDesc, Engine, object], None]] = {}
+DEVICE_CREATORS: dict[str, Callable[[Memory, MemoryDesc, Engine, object, str], None]] = {}
 
 
 class Memory(Owned):
@@ -114,7 +114,7 @@ class Memory(Owned):
         elif runtime == "ze":  # ... and Level Zero engines
             _create_ze(self, desc, engine, buffer)
         elif runtime in DEVICE_CREATORS:  # ... and SYCL engines
-            DEVICE_CREATORS[runtime](self, desc, engine, buffer)
+            DEVICE_CREATORS[runtime](self, desc, engine, buffer, "buffer")
         else:
             _create_host(self, desc, engine, buffer)
 
@@ -160,8 +160,9 @@ class Memory(Owned):
                 )
             desc = MemoryDesc.from_array(array)
             return make_ocl_memory(desc, engine, OCL_BUFFER, array)
-        if getattr(array, "__sycl_usm_array_interface__", None) is not None:
-            return memory_from_usm_interface(array, engine, "array")
+        interface = getattr(array, "__sycl_usm_array_interface__", None)  # read once: dpnp waits for its queue
+        if interface is not None:
+            return memory_from_usm_interface(array, engine, "array", interface)
         if not has_buffer(array) or isinstance(array, Owned):
             if hasattr(array, "__dlpack__"):
                 raise TypeError(
@@ -855,7 +856,7 @@ def memory_over(
         memory = make_ze_memory(desc, engine, pointer)
     elif runtime in DEVICE_CREATORS:
         memory = Memory.__new__(Memory)
-        DEVICE_CREATORS[runtime](memory, desc, engine, pointer)
+        DEVICE_CREATORS[runtime](memory, desc, engine, pointer, what)
     else:
         memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
     if read_only:
@@ -863,7 +864,7 @@ def memory_over(
     return memory
 
 
-def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Memory:
+def memory_from_usm_interface(x: object, engine: Engine, what: str = "x", interface: object = None) -> Memory:
     """A Memory of ``engine`` (OpenCL USM or Level Zero) over the data of ``x``, an object
     with dpctl's ``__sycl_usm_array_interface__`` (version 1), kept alive by the memory.
 
@@ -881,18 +882,22 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Mem
             "engine: USM data is memory of a SYCL, OpenCL or Level Zero engine, not of the CPU engine "
             "(sycl.make_engine(queue.sycl_device, queue.sycl_context) makes one on the array's device)"
         )
-    address, shape, dtype, strides, read_only, _ = usm_interface(x, what)
+    address, shape, dtype, strides, read_only, _ = usm_interface(x, what, interface)
     return memory_over(x, address, shape, data_type(dtype), strides, read_only, engine, what)
 
 
-def usm_interface(x: object, what: str) -> tuple[int, tuple[int, ...], numpy.dtype[Any], tuple[int, ...], bool, object]:
+def usm_interface(
+    x: object, what: str, interface: Any = None
+) -> tuple[int, tuple[int, ...], numpy.dtype[Any], tuple[int, ...], bool, object]:
     """``(address, shape, dtype, strides in elements, read_only, syclobj)`` of ``x``'s
-    ``__sycl_usm_array_interface__`` (version 1); the address includes the offset.
+    ``__sycl_usm_array_interface__`` (version 1; ``interface`` if already read); the
+    address includes the offset.
 
     Raises:
         TypeError: ``x`` has no interface, or one of another form.
     """
-    interface: Any = getattr(x, "__sycl_usm_array_interface__", None)
+    if interface is None:
+        interface = getattr(x, "__sycl_usm_array_interface__", None)
     if not isinstance(interface, dict):
         raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
     import numpy

@@ -71,9 +71,10 @@ def engine_context(engine: Engine) -> int:
     return address
 
 
-def _array_pointer(array: object, desc: MemoryDesc, what: str) -> _ArrayPointer:
-    """An array with ``__sycl_usm_array_interface__`` checked against ``desc``."""
-    address, shape, dtype, strides, read_only, syclobj = usm_interface(array, what)
+def _array_pointer(array: object, desc: MemoryDesc, what: str, interface: object) -> _ArrayPointer:
+    """An array with ``__sycl_usm_array_interface__`` (``interface``, read once: dpnp waits
+    for its queue at each read) checked against ``desc``."""
+    address, shape, dtype, strides, read_only, syclobj = usm_interface(array, what, interface)
     if read_only:
         raise ValueError(f"{what}: the array is read-only (its __sycl_usm_array_interface__ says so)")
     expected = desc.data_type
@@ -105,6 +106,9 @@ def _check_address_context(address: int, given: object, engine: Engine, what: st
     if kind is None or kind != USM_UNKNOWN:
         return
     syclobj = getattr(given, "syclobj", None)
+    if syclobj is None and not isinstance(given, int):  # memory_over's pointer: the array it keeps (failing only)
+        interface = getattr(getattr(given, "kept", None), "__sycl_usm_array_interface__", None)
+        syclobj = interface.get("syclobj") if isinstance(interface, dict) else None
     if syclobj is not None:
         try:
             theirs = describe_context(syclobj.sycl_context)
@@ -124,12 +128,13 @@ def _check_address_context(address: int, given: object, engine: Engine, what: st
 
 def _handle(handle: object, desc: object, engine: Engine, kind: int, what: str) -> Any:
     """What ``memory_handles`` takes for ``handle``: an array becomes its checked pointer."""
-    if getattr(handle, "__sycl_usm_array_interface__", None) is not None and not isinstance(handle, Memory):
+    interface = None if isinstance(handle, Memory) else getattr(handle, "__sycl_usm_array_interface__", None)
+    if interface is not None:
         if kind != SYCL_USM:
             raise TypeError(f"{what}: an array holds USM; give it with sycl.MemoryKind.USM")
         if not isinstance(desc, MemoryDesc):
             raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
-        return _array_pointer(handle, desc, what)
+        return _array_pointer(handle, desc, what, interface)
     if kind == SYCL_BUFFER and has_buffer(handle):
         raise TypeError(
             f"{what}: host memory is no SYCL buffer; BUFFER memory takes the address of a "
@@ -138,26 +143,29 @@ def _handle(handle: object, desc: object, engine: Engine, kind: int, what: str) 
     return handle
 
 
-def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, kind: int = SYCL_USM) -> None:
-    """Make ``memory`` on the SYCL ``engine`` over ``handle`` (one, or a list/tuple)."""
+def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, what: str = "handle",
+           kind: int = SYCL_USM) -> None:
+    """Make ``memory`` on the SYCL ``engine`` over ``handle`` (one, or a list/tuple);
+    ``what`` names it in messages."""
     if kind == SYCL_USM and isinstance(engine, Engine) and isinstance(desc, MemoryDesc):
         # The usual calls first: one array, or one USM address, over a dense descriptor.
-        if getattr(handle, "__sycl_usm_array_interface__", None) is not None and not isinstance(handle, Memory):
-            handle = _array_pointer(handle, desc, "handle")
+        interface = None if isinstance(handle, Memory) else getattr(handle, "__sycl_usm_array_interface__", None)
+        if interface is not None:
+            handle = _array_pointer(handle, desc, what, interface)
         if isinstance(handle, UncheckedPointer) or (type(handle) is int and handle > 0):
-            address = handle.address if isinstance(handle, UncheckedPointer) else check_address(handle, "handle")
+            address = handle.address if isinstance(handle, UncheckedPointer) else check_address(handle, what)
             if address and address != _ALLOCATE and desc.format_kind == FormatKind.BLOCKED:
-                _check_address_context(address, handle, engine, "handle")
+                _check_address_context(address, handle, engine, what)
                 _create(memory, desc, engine, kind, [ffi.cast(_VOID_POINTER, address)], handle, False)
                 return
     given = list(handle) if isinstance(handle, (list, tuple)) else [handle]
-    checked = [_handle(h, desc, engine, kind, "handle" if len(given) == 1 else f"handle[{i}]")
+    checked = [_handle(h, desc, engine, kind, what if len(given) == 1 else f"{what}[{i}]")
                for i, h in enumerate(given)]
     handles: object = checked if isinstance(handle, (list, tuple)) else checked[0]
-    pointers, keep, is_list = memory_handles(desc, handles, "ze_usm", "handle")
+    pointers, keep, is_list = memory_handles(desc, handles, "ze_usm", what)
     if kind == SYCL_USM:
         for i, (pointer, h) in enumerate(zip(pointers, checked, strict=True)):
-            _check_context(pointer, h, engine, "handle" if not is_list else f"handle[{i}]")
+            _check_context(pointer, h, engine, what if not is_list else f"{what}[{i}]")
     _create(memory, desc, engine, kind, pointers, keep, is_list)
 
 
@@ -221,7 +229,7 @@ def oneapi_engine(device_id: int, what: str) -> Engine:
 def make_sycl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> Memory:
     """``sycl.make_memory``: a Memory on a SYCL engine (``kind`` checked by the caller)."""
     memory = Memory.__new__(Memory)
-    create(memory, desc, engine, handle, kind)
+    create(memory, desc, engine, handle, "handle", kind)
     return memory
 
 

@@ -364,3 +364,13 @@ def test_sycl_devices_are_visible_to_dpctl_only_when_the_toolkit_starts_sycl(tmp
     good = subprocess.run([sys.executable, "-c", after], capture_output=True, text=True, env=env, timeout=120)
     assert good.returncode == 0, good.stderr
     assert "opencl:cpu:0" in good.stdout
+
+
+def test_sycl_memory_reads_back_through_to_array_and_mapped(engine, stream, queue):
+    array = SharedArray(queue, (3, 4), data=np.arange(12).reshape(3, 4))
+    memory = dnnl.Memory.from_array(array, engine)
+    np.testing.assert_array_equal(dnnl.to_array(memory, stream), np.arange(12).reshape(3, 4))
+    with memory.mapped() as view:
+        np.testing.assert_array_equal(view, np.arange(12).reshape(3, 4))
+    with pytest.raises(TypeError, match="memory: not host memory"):
+        np.asarray(memory)

@@ -44,7 +44,7 @@ HEADERS = (
 # What the builder of other modules' ffi.include() declares: all but the SYCL interop, whose
 # memory-kind enum cffi would check against the including module's C source, which (as
 # documented) includes dnnl_ocl.h and dnnl_ze.h; the handles it passes are declared without it.
-INCLUDE_HEADERS = tuple(name for name in HEADERS if not name.startswith("dnnl_sycl"))
+INCLUDE_HEADERS = tuple(name for name in HEADERS if name not in ("dnnl_sycl_types.h", "dnnl_sycl.h"))
 
 # Macros as the released library is configured (dnnl_config.h of the PyPI build).
 CONFIGURED_MACROS = {"DNNL_EXPERIMENTAL_GROUPED_MEMORY": 0}

@@ -30,7 +30,7 @@ names another module):
   ``DnnlError`` per status (``InvalidArgumentsError``, ...),
   ``LibraryNotFoundError`` and ``MissingFunctionError`` are importable from
   here and documented in ``dnnl_interop.errors``;
-* submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``primitives``,
+* submodules: ``ocl``, ``ze`` and ``sycl`` (the runtimes' interop), ``primitives``,
   ``errors``, ``cache``, ``embedding`` (other cffi modules), ``testing`` (the
   emulated GPU and Level Zero device, the pytest plugin), ``core`` (the core
   objects alone).
@@ -67,7 +67,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from . import core, ocl, primitives, ze  # noqa: F401
+    from . import core, ocl, primitives, sycl, ze  # noqa: F401
     from ._args import *  # noqa: F403 - the ARG_* names, not in __all__
     from .core import *  # noqa: F403
     from .primitives import *  # noqa: F403 - documented there, not in __all__
@@ -101,7 +101,7 @@ _EAGER = [
     "DnnlError",
     "ClosedObjectError",
 ]
-_SUBMODULES = ("core", "primitives", "ocl", "ze", "cache", "errors", "testing")
+_SUBMODULES = ("core", "primitives", "ocl", "ze", "sycl", "cache", "errors", "testing")
 # The public names imported on first use, by the module that defines them:
 # `import dnnl_interop` stays cheap. The ARG_* names (Arg's members, under
 # their oneDNN names) come from _args too, but stay out of __all__: help()

@@ -37,7 +37,14 @@ HEADERS = (
     "dnnl_ocl_types.h",
     "dnnl_ocl.h",
     "dnnl_ze.h",
+    "dnnl_sycl_types.h",
+    "dnnl_sycl.h",
 )
+
+# What the builder of other modules' ffi.include() declares: all but the SYCL interop, whose
+# memory-kind enum cffi would check against the including module's C source, which (as
+# documented) includes dnnl_ocl.h and dnnl_ze.h; the handles it passes are declared without it.
+INCLUDE_HEADERS = tuple(name for name in HEADERS if name not in ("dnnl_sycl_types.h", "dnnl_sycl.h"))
 
 # Macros as the released library is configured (dnnl_config.h of the PyPI build).
 CONFIGURED_MACROS = {"DNNL_EXPERIMENTAL_GROUPED_MEMORY": 0}
@@ -272,6 +279,6 @@ def make_include_builder(header_dir: Path) -> FFI:
     import cffi
 
     ffibuilder = cffi.FFI()
-    ffibuilder.cdef(make_cdef(read_headers(Path(header_dir))))
+    ffibuilder.cdef(make_cdef(read_headers(Path(header_dir), INCLUDE_HEADERS)))
     ffibuilder.set_source(MODULE, INCLUDE_ONLY_SOURCE)
     return ffibuilder

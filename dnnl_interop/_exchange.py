@@ -16,10 +16,11 @@ from __future__ import annotations
 import threading
 import weakref
 
-from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, take
+from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, Taken, take
 from ._engine import Engine
 from ._enums import EngineKind
 from ._memory import Memory, memory_over
+from ._sycl_memory import oneapi_engine
 
 __all__ = ["from_dlpack"]
 
@@ -45,8 +46,10 @@ def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None
     ``engine``: the engine the memory lives on. For a kDLCPU tensor, None
     takes a CPU engine shared by the memories made so (``memory.engine``;
     made again once none of them is left), and a CPU engine given is used; for a
-    kDLOneAPI (USM) tensor an OpenCL or Level Zero engine of the context the
-    pointer belongs to is required (oneDNN checks the pointer). ``copy``:
+    kDLOneAPI (USM) tensor a SYCL, OpenCL or Level Zero engine of the context
+    the pointer belongs to, and None takes a SYCL engine of the tensor's
+    device in its platform's default context, where such tensors live
+    (shared like the CPU one; it needs dpctl). ``copy``:
     passed on to the producer (``copy=True`` asks it for a copy,
     ``copy=False`` forbids one); no copy is made here.
 
@@ -60,7 +63,7 @@ def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None
         TypeError: ``x`` has no ``__dlpack__``, it gives no DLPack capsule, or ``engine`` is no Engine.
         BufferError: the tensor cannot be a memory of ``engine``: another device (kDLCUDA, ...),
             a data type or layout oneDNN has no descriptor for (sub-byte or vector types,
-            negative strides), a kDLOneAPI tensor without an engine; or the producer refuses.
+            negative strides), a kDLOneAPI tensor without an engine and without dpctl; or the producer refuses.
         ClosedObjectError: ``engine`` is closed.
     """
     return memory_from_dlpack(x, engine, copy, "x")
@@ -94,18 +97,32 @@ def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x")
         elif engine._runtime != "native":
             raise BufferError(f"engine: a host tensor (kDLCPU) is memory of the CPU engine, not of {engine!r}")
     elif device[0] == KDL_ONEAPI:
-        if engine is None or engine._runtime == "native":
+        if engine is None:
+            engine = oneapi_engine(device[1], what)
+            try:
+                return _memory_over(taken, engine, what)
+            except ValueError as error:  # not USM of the device's default context
+                raise BufferError(
+                    f"{error}; a kDLOneAPI tensor of another context needs its engine: from_dlpack(x, engine=...)"
+                ) from None
+        elif engine._runtime == "native":
             raise BufferError(
-                f"engine: a USM tensor (kDLOneAPI, device {device[1]}) needs the OpenCL or Level Zero engine "
-                "of its context (from_dlpack(x, engine=...))"
+                f"engine: a USM tensor (kDLOneAPI, device {device[1]}) needs the SYCL, OpenCL or Level Zero "
+                "engine of its context (from_dlpack(x, engine=...)), or engine=None for a SYCL engine of "
+                "its device"
             )
     else:
         raise BufferError(
             f"{what}: a tensor on {DEVICE_NAMES.get(device[0], device[0])} (device {device[1]}); oneDNN here "
             "takes kDLCPU (the CPU engine) and kDLOneAPI (USM) tensors"
         )
+    return _memory_over(taken, engine, what)
+
+
+def _memory_over(taken: Taken, engine: Engine, what: str) -> Memory:
+    """A Memory of ``engine`` over the taken tensor (its data type checked first)."""
     if taken.data_type is None:
         code, bits, lanes = taken.code
         raise BufferError(f"{what}: DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no oneDNN type")
     return memory_over(taken, taken.address, taken.shape, taken.data_type, taken.strides,
-                   bool(taken.flags & READ_ONLY), engine, what)
+                       bool(taken.flags & READ_ONLY), engine, what)

@@ -37,6 +37,7 @@ EXIT_NO_ONEDNN = 3  # no library, or it makes no CPU engine
 RUNTIMES = (
     ("opencl", "OpenCL", "dnnl_ocl_interop_"),
     ("level_zero", "Level Zero", "dnnl_ze_interop_"),
+    ("sycl", "SYCL", "dnnl_sycl_interop_"),
 )
 
 # Environment variables that change what is found; reported as they were

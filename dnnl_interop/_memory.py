@@ -53,8 +53,12 @@ MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 OCL_USM, OCL_BUFFER = lib.dnnl_ocl_interop_usm, lib.dnnl_ocl_interop_buffer
 # The C function that makes memory on an engine of each runtime.
 _CREATE_NAMES = {
-    "native": "dnnl_memory_create", "ocl": "dnnl_ocl_interop_memory_create", "ze": "dnnl_ze_interop_memory_create"
+    "native": "dnnl_memory_create", "ocl": "dnnl_ocl_interop_memory_create", "ze": "dnnl_ze_interop_memory_create",
+    "sycl": "dnnl_sycl_interop_memory_create",
 }
+# creator(memory, desc, engine, buffer, what) of memory on an engine of a runtime whose module
+# registers it when imported (SYCL: _sycl_memory, imported by dnnl_interop.sycl).
+DEVICE_CREATORS: dict[str, Callable[[Memory, MemoryDesc, Engine, object, str], None]] = {}
 
 
 class Memory(Owned):
@@ -109,6 +113,8 @@ class Memory(Owned):
             _create_ocl(self, desc, engine, OCL_BUFFER, buffer)
         elif runtime == "ze":  # ... and Level Zero engines
             _create_ze(self, desc, engine, buffer)
+        elif runtime in DEVICE_CREATORS:  # ... and SYCL engines
+            DEVICE_CREATORS[runtime](self, desc, engine, buffer, "buffer")
         else:
             _create_host(self, desc, engine, buffer)
 
@@ -154,8 +160,9 @@ class Memory(Owned):
                 )
             desc = MemoryDesc.from_array(array)
             return make_ocl_memory(desc, engine, OCL_BUFFER, array)
-        if getattr(array, "__sycl_usm_array_interface__", None) is not None:
-            return memory_from_usm_interface(array, engine, "array")
+        interface = getattr(array, "__sycl_usm_array_interface__", None)  # read once: dpnp waits for its queue
+        if interface is not None:
+            return memory_from_usm_interface(array, engine, "array", interface)
         if not has_buffer(array) or isinstance(array, Owned):
             if hasattr(array, "__dlpack__"):
                 raise TypeError(
@@ -292,8 +299,10 @@ class Memory(Owned):
         runtime = self.engine._runtime
         if runtime == "native":
             pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
-        else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
-            kind = "ze_usm" if runtime == "ze" else "ocl_usm" if self._ocl_kind() == OCL_USM else "cl_mem"
+        else:  # a USM pointer (Level Zero, OpenCL USM, SYCL USM) or a cl_mem (OpenCL buffer memory)
+            if runtime == "sycl" and self._sycl_kind() != lib.dnnl_sycl_interop_usm:
+                raise ValueError("buffer: SYCL buffer memory takes another buffer with sycl.set_buffer")
+            kind = "ze_usm" if runtime in ("ze", "sycl") else "ocl_usm" if self._ocl_kind() == OCL_USM else "cl_mem"
             pointer, kept = device_handle(buffer, size, data_type, "buffer", kind, layout)
         self._repoint(
             lambda memory: lib.dnnl_memory_set_data_handle(memory, pointer), "dnnl_memory_set_data_handle",
@@ -309,6 +318,14 @@ class Memory(Owned):
         out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
         with explain_runtime("ocl", (self, "memory")), using((self, Memory, "memory")) as c_memory:
             check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
+        return int(out[0])
+
+    def _sycl_kind(self) -> int:
+        """``dnnl_sycl_interop_memory_kind_t`` of memory on a SYCL engine."""
+        out = ffi.new("dnnl_sycl_interop_memory_kind_t *")
+        with explain_runtime("sycl", (self, "memory")), using((self, Memory, "memory")) as c_memory:
+            check(lib.dnnl_sycl_interop_memory_get_memory_kind(c_memory, out),
+                  "dnnl_sycl_interop_memory_get_memory_kind")
         return int(out[0])
 
     def _repoint(
@@ -837,6 +854,9 @@ def memory_over(
         memory = Memory(desc, engine, pointer)
     elif runtime == "ze":
         memory = make_ze_memory(desc, engine, pointer)
+    elif runtime in DEVICE_CREATORS:
+        memory = Memory.__new__(Memory)
+        DEVICE_CREATORS[runtime](memory, desc, engine, pointer, what)
     else:
         memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
     if read_only:
@@ -844,7 +864,7 @@ def memory_over(
     return memory
 
 
-def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Memory:
+def memory_from_usm_interface(x: object, engine: Engine, what: str = "x", interface: object = None) -> Memory:
     """A Memory of ``engine`` (OpenCL USM or Level Zero) over the data of ``x``, an object
     with dpctl's ``__sycl_usm_array_interface__`` (version 1), kept alive by the memory.
 
@@ -855,13 +875,31 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Mem
         ValueError: the interface describes data oneDNN has no descriptor for.
         BufferError: ``engine`` is the CPU engine.
     """
-    interface: Any = getattr(x, "__sycl_usm_array_interface__", None)
-    if not isinstance(interface, dict):
-        raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
     if not isinstance(engine, Engine):
         raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
     if engine._runtime == "native":
-        raise BufferError("engine: USM data is memory of an OpenCL or Level Zero engine, not of the CPU engine")
+        raise BufferError(
+            "engine: USM data is memory of a SYCL, OpenCL or Level Zero engine, not of the CPU engine "
+            "(sycl.make_engine(queue.sycl_device, queue.sycl_context) makes one on the array's device)"
+        )
+    address, shape, dtype, strides, read_only, _ = usm_interface(x, what, interface)
+    return memory_over(x, address, shape, data_type(dtype), strides, read_only, engine, what)
+
+
+def usm_interface(
+    x: object, what: str, interface: Any = None
+) -> tuple[int, tuple[int, ...], numpy.dtype[Any], tuple[int, ...], bool, object]:
+    """``(address, shape, dtype, strides in elements, read_only, syclobj)`` of ``x``'s
+    ``__sycl_usm_array_interface__`` (version 1; ``interface`` if already read); the
+    address includes the offset.
+
+    Raises:
+        TypeError: ``x`` has no interface, or one of another form.
+    """
+    if interface is None:
+        interface = getattr(x, "__sycl_usm_array_interface__", None)
+    if not isinstance(interface, dict):
+        raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
     import numpy
 
     try:
@@ -875,5 +913,4 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Mem
     strides = tuple(int(s) for s in strides) if strides is not None else None
     if strides is None:
         strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
-    return memory_over(x, int(address) + offset * dtype.itemsize, shape, data_type(dtype), strides,
-                   bool(read_only), engine, what)
+    return int(address) + offset * dtype.itemsize, shape, dtype, strides, bool(read_only), interface.get("syclobj")

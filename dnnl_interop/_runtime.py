@@ -20,8 +20,11 @@ if TYPE_CHECKING:
     from ._ffi import CData
 
 # An engine of each runtime, in words, and the call that makes one.
-ENGINE_NAMES = {"native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine"}
-ENGINE_MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine"}
+ENGINE_NAMES = {
+    "native": "a CPU or SYCL engine", "ocl": "an OpenCL engine", "ze": "a Level Zero engine",
+    "sycl": "a SYCL interop engine",
+}
+ENGINE_MAKERS = {"ocl": "ocl.make_engine", "ze": "ze.make_engine", "sycl": "sycl.make_engine"}
 
 
 def engine_runtime(engine: CData) -> str:

@@ -141,20 +141,21 @@ def _named_in_cases(name: str) -> bool:
 
 def test_every_public_function_and_class_is_called_by_some_case():
     import dnnl_interop
-    from dnnl_interop import ocl, ze
+    from dnnl_interop import ocl, sycl, ze
 
     public = {f"ocl.{name}" for name in ocl.__all__} | {f"ze.{name}" for name in ze.__all__}
+    public |= {f"sycl.{name}" for name in sycl.__all__}
     public |= {f"dnnl.{name}" for name in dnnl_interop.primitives.__all__}  # every kind, forward and backward
     public |= {
         f"dnnl.{name}" for name in dnnl_interop.__all__
-        if name not in ("core", "ocl", "ze") and callable(getattr(dnnl_interop, name))
+        if name not in ("core", "ocl", "ze", "sycl") and callable(getattr(dnnl_interop, name))
         and not isinstance(getattr(dnnl_interop, name), type(Exception)) and not name.startswith("ARG_")
     }
     # Exception classes, enums and value types are exercised through the calls that use them.
     exercised_indirectly = {
         "dnnl.Status", "dnnl.EngineKind", "dnnl.DataType", "dnnl.Library", "dnnl.Runtime", "dnnl.Version",
         "dnnl.check", "dnnl.loaded_library", "dnnl.get_include", "dnnl.format_tags",
-        "ocl.MemoryKind", "ze.ZeHandle",
+        "ocl.MemoryKind", "ze.ZeHandle", "sycl.MemoryKind",
     }
     missing = sorted(name for name in public - exercised_indirectly if not _named_in_cases(name))
     assert not missing, f"public names no case calls: {missing}"

@@ -21,7 +21,7 @@ from types import ModuleType
 import pytest
 
 from conftest import ROOT, UPSTREAM_HEADERS
-from dnnl_interop import Runtime, ocl
+from dnnl_interop import Runtime, ocl, sycl
 from dnnl_interop._engine_blob import CHECKED_VERSIONS
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop._library import FUNCTIONS
@@ -30,7 +30,7 @@ from dnnl_interop.core import DataType, EngineKind
 from dnnl_interop.errors import Status
 
 HEADER_DIR = ROOT / "headers"
-INTEROP_PREFIXES = {"ocl": "dnnl_ocl_interop_", "ze": "dnnl_ze_interop_"}
+INTEROP_PREFIXES = {"ocl": "dnnl_ocl_interop_", "ze": "dnnl_ze_interop_", "sycl": "dnnl_sycl_interop_"}
 
 
 def _load_cdef() -> ModuleType:
@@ -68,6 +68,7 @@ MIRRORS: dict[str, tuple[type[enum.IntEnum], Callable[[str], str]]] = {
     "dnnl_data_type_t": (DataType, lambda c: c.removeprefix("dnnl_").removeprefix("data_type_").upper()),
     "dnnl_engine_kind_t": (EngineKind, lambda c: c.removeprefix("dnnl_").removesuffix("_engine").upper()),
     "dnnl_ocl_interop_memory_kind_t": (ocl.MemoryKind, lambda c: c.removeprefix("dnnl_ocl_interop_").upper()),
+    "dnnl_sycl_interop_memory_kind_t": (sycl.MemoryKind, lambda c: c.removeprefix("dnnl_sycl_interop_").upper()),
 }
 
 
@@ -133,8 +134,9 @@ def test_every_interop_function_is_wrapped(runtime):
     runtime queries, OpenCL execution ordered by pyopencl Arrays' events),
     directly or through its generated size-query-then-fill helper."""
     prefix = INTEROP_PREFIXES[runtime]
-    modules = (f"{runtime}.py", "_memory.py", "_runtime.py", "_array_events.py")
-    source = "".join((ROOT / "dnnl_interop" / name).read_text() for name in modules)
+    modules = (f"{runtime}.py", "_memory.py", "_runtime.py", "_array_events.py", f"_{runtime}_memory.py")
+    source = "".join((ROOT / "dnnl_interop" / name).read_text() for name in modules
+                     if (ROOT / "dnnl_interop" / name).is_file())
     unwrapped = [
         name for name in FUNCTIONS
         if name.startswith(prefix) and not re.search(rf"\blib\.(dnnl_interop_sized_)?{name}\b", source)
@@ -145,7 +147,7 @@ def test_every_interop_function_is_wrapped(runtime):
 def test_core_functions_are_the_rest_of_the_table():
     """Every function of the table is an OpenCL, a Level Zero or a core
     function of oneDNN (dnnl_*), and each group is present."""
-    groups: dict[str, list[str]] = {"ocl": [], "ze": [], "core": []}
+    groups: dict[str, list[str]] = {"ocl": [], "ze": [], "sycl": [], "core": []}
     for name in FUNCTIONS:
         runtime = next((r for r, p in INTEROP_PREFIXES.items() if name.startswith(p)), "core")
         groups[runtime].append(name)

@@ -33,7 +33,7 @@ HEADER_DIR = ROOT / "headers"
 HANDLE_FILES = ("opencl_handles.h", "level_zero_handles.h")
 KHRONOS_CL_H = UPSTREAM_HEADERS.parent.parent / "CL" / "cl.h"  # from intel-sycl-rt
 UPDATE_HEADERS = ROOT / "scripts" / "update-headers.py"
-INTEROP_PREFIXES = ("dnnl_ocl_interop_", "dnnl_ze_interop_")
+INTEROP_PREFIXES = ("dnnl_ocl_interop_", "dnnl_ze_interop_", "dnnl_sycl_interop_")
 
 
 def _load_build_ffi():
@@ -125,7 +125,7 @@ def test_every_function_is_upstreams(ours, upstream):
 
 
 def test_all_interop_functions_are_declared(ours, upstream):
-    """We declare every dnnl_ocl_interop_* and dnnl_ze_interop_* function of
+    """We declare every dnnl_ocl_interop_*, dnnl_ze_interop_* and dnnl_sycl_interop_* function of
     the targeted release, and no other."""
     for prefix in INTEROP_PREFIXES:
         assert _interop(upstream.functions, prefix), f"upstream declares no {prefix}* function"

@@ -25,6 +25,7 @@ from dnnl_interop._target import TARGET_ONEDNN
 # How many entry points each interop API has: what the headers declare.
 OCL_COUNT = sum(name.startswith("dnnl_ocl_interop_") for name in FUNCTIONS)
 ZE_COUNT = sum(name.startswith("dnnl_ze_interop_") for name in FUNCTIONS)
+SYCL_COUNT = sum(name.startswith("dnnl_sycl_interop_") for name in FUNCTIONS)
 ZE_CACHE_BLOB_FUNCTIONS = (
     "dnnl_ze_interop_engine_get_cache_blob_id",
     "dnnl_ze_interop_engine_get_cache_blob",
@@ -105,6 +106,8 @@ def test_text_names_the_library_and_its_version(text_run, json_run, real_dnnl):
     assert "CPU runtime:         SYCL" in text_run.stdout
     assert f"OpenCL interop:      complete: {OCL_COUNT}/{OCL_COUNT} dnnl_ocl_interop_* entry points" in text_run.stdout
     assert f"Level Zero interop:  complete: {ZE_COUNT}/{ZE_COUNT} dnnl_ze_interop_* entry points" in text_run.stdout
+    assert SYCL_COUNT == 10
+    assert "SYCL interop:        complete: 10/10 dnnl_sycl_interop_* entry points" in text_run.stdout
     assert json_run["onednn"]["preloaded"]
     for path in json_run["onednn"]["preloaded"]:
         assert f" {path}\n" in text_run.stdout
@@ -152,7 +155,7 @@ def test_json_has_the_same_facts(json_run, real_dnnl, cl):
     assert all(Path(path).parent == REAL_LIBRARY.parent for path in onednn["preloaded"])
     assert str(REAL_LIBRARY.parent / "libOpenCL.so.1") in onednn["preloaded"]
     assert onednn["error"] is None and onednn["attempts"] == []
-    for key, total in (("opencl", OCL_COUNT), ("level_zero", ZE_COUNT)):
+    for key, total in (("opencl", OCL_COUNT), ("level_zero", ZE_COUNT), ("sycl", SYCL_COUNT)):
         interop = onednn["interop"][key]
         assert interop["status"] == "complete"
         assert interop["functions"] == total == len(interop["present"])

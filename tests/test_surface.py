@@ -28,6 +28,7 @@ PUBLIC_MODULES = (
     "dnnl_interop.primitives",
     "dnnl_interop.ocl",
     "dnnl_interop.ze",
+    "dnnl_interop.sycl",
     "dnnl_interop.cache",
     "dnnl_interop.embedding",
     "dnnl_interop.errors",
@@ -36,6 +37,7 @@ PUBLIC_MODULES = (
     "dnnl_interop.testing.emulated_level_zero",
     "dnnl_interop.testing.protocol",
     "dnnl_interop.testing.strategies",
+    "dnnl_interop.testing.sycl_devices",
     "dnnl_interop.testing.pytest_plugin",
 )
 

@@ -6,7 +6,8 @@ runtime presented as a Gen9 GPU by an OpenCL loader layer), as a function, a
 context manager, a child-process runner and, through the pytest plugin
 :mod:`dnnl_interop.testing.pytest_plugin`, the fixture ``emulated_gpu`` and
 the option ``--emulated-gpu``; :mod:`~dnnl_interop.testing.emulated_level_zero`
-does the same for Level Zero.
+does the same for Level Zero. :mod:`~dnnl_interop.testing.sycl_devices` makes
+the SYCL devices (the CPU device, or the emulated GPU) visible to dpctl and dpnp.
 
 :func:`check_size_query_protocol` checks any C function that hands out bytes
 by size query and fill against oneDNN's rules (see
@@ -32,9 +33,10 @@ __all__ = [
     "emulated_gpu",
     "emulated_level_zero",
     "strategies",
+    "sycl_devices",
 ]
 
-_SUBMODULES = ("emulated_gpu", "emulated_level_zero", "strategies")
+_SUBMODULES = ("emulated_gpu", "emulated_level_zero", "strategies", "sycl_devices")
 
 
 def __getattr__(name: str) -> _ModuleType:

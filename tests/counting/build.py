@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 HEADERS = ROOT / "headers"
 LIBRARY_NAME = "libdnnl_counting.so"
-INCLUDES = ("dnnl.h", "dnnl_ocl.h", "dnnl_ze.h")
+INCLUDES = ("dnnl.h", "dnnl_ocl.h", "dnnl_ze.h", "dnnl_sycl.h")
 
 # Handle kinds, in the order of the C enum and of the query functions.
 KINDS = ("engine", "stream", "memory", "primitive", "primitive_desc", "memory_desc")
@@ -45,6 +45,7 @@ EXECUTE_FUNCTIONS = (
     "dnnl_primitive_execute",
     "dnnl_ocl_interop_primitive_execute",
     "dnnl_ze_interop_primitive_execute",
+    "dnnl_sycl_interop_primitive_execute",
 )
 WAIT_FUNCTION = "dnnl_stream_wait"
 

@@ -56,6 +56,7 @@ def all_cases() -> list[Case]:
         sequences_loader,
         sequences_objects,
         sequences_primitives,
+        sequences_sycl,
         sequences_threads,
     )
 
@@ -68,6 +69,7 @@ def all_cases() -> list[Case]:
         + sequences_primitives.cases()
         + sequences_dlpack.cases()
         + sequences_backward.cases()
+        + sequences_sycl.cases()
     )
     names = [case.name for case in cases]
     duplicates = sorted({name for name in names if names.count(name) > 1})

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 import pyopencl as cl
 import dnnl_interop as dnnl
-from dnnl_interop import ocl, ze
+from dnnl_interop import ocl, sycl, ze
 from dnnl_interop._ffi import ffi
 """
 
@@ -516,6 +516,36 @@ _fixture("zsrc_small", "zsrc_small = ze.make_memory(md_small, zeng)", gpu=True)
 _fixture("zsrc_closed", "zsrc_closed = ze.make_memory(md, zeng); zsrc_closed.close()", gpu=True)
 _fixture("zsrc_none", "zsrc_none = ze.make_memory(md, zeng, dnnl.MEMORY_NONE)", gpu=True)
 _fixture("zsrc_eng2", "zsrc_eng2 = ze.make_memory(md, zeng2)", gpu=True)
+
+# --- SYCL (dpctl) on the CPU device ----------------------------------------------------
+
+_fixture("dpctl", "from dnnl_interop.testing import sycl_devices\nsycl_devices.enable()\nimport dpctl, dpctl.memory")
+_fixture("sq", 'sq = dpctl.SyclQueue("opencl:cpu", property="in_order")')
+_fixture("sq_ooo", "sq_ooo = dpctl.SyclQueue(sq.sycl_context, sq.sycl_device)")
+_fixture("seng", "seng = sycl.make_engine(sq.sycl_device, sq.sycl_context)")
+_fixture("sstrm", "sstrm = sycl.make_stream(seng, sq)")
+_fixture(
+    "Usm",
+    '''
+class Usm:
+    """Shared USM of sq with dpctl's USM array interface (what dpnp arrays give)."""
+
+    def __init__(self, shape=(4, 4), data=None, strides=None, typestr="<f4", pointer=None):
+        self.usm = dpctl.memory.MemoryUSMShared(64 if shape == (4, 4) else 4 * int(np.prod(shape)), queue=sq)
+        self.host = np.frombuffer(self.usm, np.float32, count=int(np.prod(shape))).reshape(shape)
+        self.host[...] = 0 if data is None else data
+        self.shape, self.strides, self.typestr = shape, strides, typestr
+        self.pointer = pointer or self.usm.__sycl_usm_array_interface__["data"][0]
+
+    @property
+    def __sycl_usm_array_interface__(self):
+        return {"data": (self.pointer, False), "shape": self.shape, "strides": self.strides,
+                "typestr": self.typestr, "offset": 0, "version": 1, "syclobj": sq}
+''',
+)
+_fixture("ssrc", "ssrc = dnnl.Memory.from_array(Usm(data=a), seng)")
+_fixture("sdst", "sdst_array = Usm()\nsdst = sycl.make_memory(md, seng, sycl.MemoryKind.USM, sdst_array)")
+_fixture("sprim", "sprim = dnnl.reorder(md, md, seng)")
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 

@@ -143,7 +143,7 @@ def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
     The C side registers a use of the memory's handle (ended by the consumer's
     deleter), checks the handle is still the memory's, then reads its data handle.
     """
-    if memory._users:
+    if memory._in_flight:
         memory._finish_work()  # the consumer reads at once: no work in flight may still write it
     handle = memory._handle
     entry = _HANDLES.get(id(memory))

@@ -23,7 +23,7 @@ from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc
-from ._owned import Owned
+from ._owned import Owned, shared
 from ._runtime import ENGINE_NAMES
 from ._runtime_dims import check_layout, check_shapes, has_runtime_dims
 from ._stream import Stream
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
-_shared = Owned._shared
+_shared = shared
 _call_keys = _shared.call_keys
 _NULL = ffi.NULL
 _new = ffi.new
@@ -53,7 +53,6 @@ class Executable(Protocol):
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]
     _handle: CData | None
-    _users: dict[object, int]
     _keep: tuple[Any, ...]
 
 
@@ -89,42 +88,31 @@ def submit(
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
+    ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
     if _stream.admission:  # at interpreter exit, or in a forked process
-        _stream.admission(stream, name)
-    sid = id(stream)
-    lock = stream._lock
+        _stream.admission(ledger, name)
+    lock = ledger.lock
     lock.acquire()
     try:
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
             raise stream._closed_error("stream")
-        if stream._events:
-            stream._let_go_finished()
-        epoch = stream._epoch
-        pending = stream._pending
-        primitive._users[sid] = epoch
-        pending[id(primitive)] = primitive
+        epoch = ledger.stamp()
+        register = ledger.register
+        register(primitive, epoch)
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
         for index, memory in items:
             if memory is None:
                 entries.append((index if type(index) is Arg or type(index) is int else _arg_index(index), _NULL))
                 continue
             try:
-                memory._users[sid] = epoch
-                handle = memory._executable  # read after registering: see _owned
+                if type(memory) is not Memory and not isinstance(memory, Memory):
+                    raise AttributeError
+                register(memory, epoch)  # AttributeError for a Memory never set up (made with __new__)
             except AttributeError:
-                if isinstance(memory, Owned):
-                    # Another object of this binding (the primitive itself, a stream...), now registered:
-                    # the next wait lets go of it with the rest. Unregistering it here would also drop
-                    # a registration of earlier work still in flight.
-                    pending[id(memory)] = memory
-                else:
-                    users = getattr(memory, "_users", None)
-                    if isinstance(users, dict):  # not ours: leave nothing behind
-                        users.pop(sid, None)
                 given = type(memory).__name__
                 raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {given}") from None
-            pending[id(memory)] = memory
+            handle = memory._executable  # read after registering: see _inflight
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
             if (handle is None or (type(index) is not int and type(index) is not Arg)
@@ -133,11 +121,11 @@ def submit(
                 index = _refuse(index, memory, sizes, layouts, primitive)
             entries.append((index, handle))
         if keep:
-            stream._deps.extend((epoch, obj) for obj in keep)
+            ledger.keep(epoch, keep)
         c_primitive = primitive._handle
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")
-        last_entries, c_args = stream._last
+        last_entries, c_args = ledger.last_args
         if entries != last_entries:
             try:
                 c_args = _new(_EXEC_ARGS, entries)
@@ -145,8 +133,8 @@ def submit(
                 for index, _ in entries:
                     _arg_index(index)
                 raise
-            stream._last = (entries, c_args)
-            if stream._cpu and not _stream.cpu_work_submitted:  # every stream's first submission comes here
+            ledger.last_args = (entries, c_args)
+            if ledger.on_cpu and not _stream.cpu_work_submitted:  # every stream's first submission comes here
                 _stream.cpu_work_submitted = True
         if required:  # usually none; oneDNN would read these through NULL
             for index in required:
@@ -159,7 +147,7 @@ def submit(
                 check_shapes(args, layouts, _arg_name)
         if array_types and (call is _plain_execute or type(call) is OclExecute):
             # A memory over a pyopencl Array exists: order the work with the events of those given.
-            status = execute_over_arrays(call, stream, items, array_types[0], c_primitive, c_stream,
+            status = execute_over_arrays(call, stream, ledger, items, array_types[0], c_primitive, c_stream,
                                          len(entries), c_args)
         else:
             status = call(c_primitive, c_stream, len(entries), c_args)
@@ -585,7 +573,7 @@ class BoundExecution:
             (when made by ``Primitive.bind``).
     """
 
-    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_over_arrays",
+    __slots__ = ("_primitive", "_stream", "_ledger", "_objects", "_pending", "_memories", "_over_arrays",
                  "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
@@ -607,7 +595,8 @@ class BoundExecution:
         self._c_call, = captured
         self._c_call_and_wait = (_NULL, _NULL, *self._c_call)
         memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
-        self._primitive, self._stream, self._sid = primitive, stream, id(stream)
+        self._primitive, self._stream = primitive, stream
+        self._ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
         self._memories = tuple(memories)
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
@@ -618,7 +607,7 @@ class BoundExecution:
             and bool(arrays_behind(args.items(), array_types[0]))
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
-            obj._users[key] = True
+            obj._depend(key)  # a binding is a user of its handles (see _owned)
         self._key = key
 
     def close(self) -> None:
@@ -627,7 +616,7 @@ class BoundExecution:
 
         Raises nothing: waits for an execute with its wait under way in another thread.
         """
-        with self._stream._lock:  # never during an execute with its wait, which relies on them
+        with self._ledger.lock:  # never during an execute with its wait, which relies on them
             key, self._key = self._key, None
         self._let_go(key)
 
@@ -663,15 +652,15 @@ class BoundExecution:
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
-        stream = self._stream
-        lock = stream._lock
+        stream, ledger = self._stream, self._ledger
+        lock = ledger.lock
         lock.acquire()
         try:
             if self._key is None:
                 raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
             if wait:  # the loop users run: kept in this one function, with the least Python work
-                if c_stream is None or stream._pending or stream._events or stream._deps or _stream.admission:
+                if c_stream is None or not ledger.idle or _stream.admission:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
                 if _shared.changes != self._checked and not self._unchanged():
                     return self._unlocked(self._submit_then_wait)
@@ -690,14 +679,11 @@ class BoundExecution:
                     in_flight = False
                 finally:
                     if in_flight:
-                        self._register(stream)
+                        ledger.register_all(self._pending, ledger.epoch)
                 return
-            if c_stream is None or stream._events or _stream.admission:
+            if c_stream is None or ledger.events or _stream.admission:
                 return self._submit_checked()
-            sid, epoch = self._sid, stream._epoch
-            for obj in self._objects:  # registered first, then read: see _owned
-                obj._users[sid] = epoch
-            stream._pending.update(self._pending)
+            ledger.register_all(self._pending, ledger.epoch)  # registered first, then read: see _inflight
             if _shared.changes != self._checked and not self._unchanged():  # read after registering
                 return self._submit_checked()
             status = self._call(*self._c_call)
@@ -724,16 +710,9 @@ class BoundExecution:
         self._checked = changes
         return True
 
-    def _register(self, stream: Stream) -> None:
-        """Register the work as in flight on ``stream``, as ``execute()`` does (inlined there). Holds the lock."""
-        sid, epoch = self._sid, stream._epoch
-        for obj in self._objects:
-            obj._users[sid] = epoch
-        stream._pending.update(self._pending)
-
     def _unlocked(self, call: Callable[[], None]) -> None:
         """``call()`` with the stream's lock released (it takes what it needs). Holds the lock."""
-        lock = self._stream._lock
+        lock = self._ledger.lock
         lock.release()
         try:
             call()

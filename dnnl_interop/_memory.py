@@ -31,9 +31,10 @@ from ._buffers import (
 from ._engine import Engine, engine_of, explain_runtime, optional_engine
 from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
+from ._inflight import lock_every_stream
 from ._library import check, checked, status_error
 from ._memory_desc import RUNTIME_DIM, MemoryDesc
-from ._owned import Adoption, Owned, foreign_pointer, using
+from ._owned import Adoption, Owned, foreign_pointer, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -301,7 +302,7 @@ class Memory(Owned):
         )
 
     def _refuse_while_viewed(self) -> None:
-        if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
+        if self._views:
             raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
 
     def _ocl_kind(self) -> int:
@@ -324,38 +325,36 @@ class Memory(Owned):
         self._finish_work()
         shared = self._shared
         with shared.repoint_lock, using((self, Memory, "memory")) as c_memory:
-            locked: list[Stream] = []
             executable = self._executable
-            try:
-                # Every stream's lock, new streams included until none appears:
-                # no submission is in a C call from here on. Submissions that
-                # come later find the memory refusing work (see _execution).
-                while True:
-                    new = sorted((s for s in list(shared.streams.values())
-                                  if isinstance(s, Stream) and s not in locked), key=id)
-                    if not new:
-                        break
-                    for stream in new:
-                        stream._lock.acquire()
-                        locked.append(stream)
-                    self._executable, self._repointing = None, True
-                    shared.changed()
-                # Work submitted on the memory since the wait above: finished too.
-                busy = [(s, s._handle) for s in locked if id(s) in self._users and s._handle is not None]
-                for _, c_stream in busy:
-                    check(lib.dnnl_stream_wait(c_stream), "dnnl_stream_wait")
-                old = self._keep[2] if len(self._keep) > 2 else None
-                check(call(c_memory), name)
-                self._use_data(pointers, kept)
-                executable = self._executable
-                for stream, _ in busy:  # let go of at its next wait, with that work
-                    stream._deps.append((stream._epoch, old))
+
+            def refuse_work() -> None:  # submissions that come later find the memory refusing work
+                self._executable, self._repointing = None, True
+                shared.changed()
+
+            try:  # an interruption while locking: the memory is restored all the same
+                # Every stream's lock: no submission is in a C call from here on.
+                with lock_every_stream(refuse_work) as ledgers:
+                    try:
+                        # Work submitted on the memory since the wait above: finished too.
+                        busy = [(ledger, stream) for ledger in ledgers if ledger.sid in self._in_flight
+                                and isinstance(stream := ledger.stream(), Stream) and not stream.closed]
+                        for _, stream in busy:
+                            check(lib.dnnl_stream_wait(stream.handle), "dnnl_stream_wait")
+                        old = self._keep[2] if len(self._keep) > 2 else None
+                        check(call(c_memory), name)
+                        self._use_data(pointers, kept)
+                        executable = self._executable
+                        for ledger, _ in busy:  # let go of at its next wait, with that work
+                            ledger.keep_until_next_wait(old)
+                    finally:  # before the locks are let go: no submission sees the switch half done
+                        if self._handle is not None:
+                            self._executable = executable
+                        self._repointing = False
             finally:
-                if self._handle is not None:
-                    self._executable = executable
-                self._repointing = False
-                for stream in locked:
-                    stream._lock.release()
+                if self._repointing:
+                    if self._handle is not None:
+                        self._executable = executable
+                    self._repointing = False
 
     def mapped(self) -> _Mapped:
         """``with memory.mapped() as array:`` the data as a numpy array, mapped
@@ -578,9 +577,9 @@ class _HostView:
             raise TypeError(f"expected a dnnl_interop.Memory, got {type(memory).__name__}")
         desc = memory.desc
         dtype, strides = _numpy_layout(desc)
-        self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
+        self._memory, self._key = memory, ("view", next(shared.call_keys))
         with using((memory, Memory, "memory")):
-            memory._use(self._key)
+            memory._add_view(self._key)
             address = memory.data_handle
         if not address and memory._size:  # an empty memory needs no buffer: its view has no element
             memory._release(self._key)
@@ -627,10 +626,10 @@ class _Mapped:
         if memory._executable is None and not memory.closed:
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
         memory._finish_work()
-        key = ("view", next(Owned._shared.call_keys))
+        key = ("view", next(shared.call_keys))
         out = ffi.new("void **")
         with using((memory, Memory, "memory")) as handle:
-            memory._use(key)
+            memory._add_view(key)
             status = lib.dnnl_memory_map_data(handle, out)
             if status:
                 memory._release(key)

@@ -271,7 +271,7 @@ def _hold_handles(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, objec
     for held in keep:
         if isinstance(held, (Engine, PrimitiveDesc)) and all(held is not other for other, _ in holds):
             key = (_HELD_BY, id(obj))
-            held._use(key)
+            held._depend(key)
             holds.append((held, key))
     return tuple(holds)
 
@@ -818,7 +818,7 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
             DnnlError: oneDNN fails otherwise.
         """
         with _locked(self) as pd:
-            held = sum(1 for key in list(self._users) if isinstance(key, tuple) and key[0] == _HELD_BY)
+            held = sum(1 for key in list(self._dependents) if isinstance(key, tuple) and key[0] == _HELD_BY)
             if held:
                 raise ValueError(
                     f"desc: this descriptor is the hint_fwd_pd of {held} backward descriptor(s) or primitive(s) "

@@ -34,6 +34,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._engine import runtime_of
 from ._ffi import ffi, lib
 from ._handles import address_of
 from ._inflight import Ledger, ledger_of
@@ -206,7 +207,7 @@ def _queue_of(stream: Stream, c_stream: CData) -> tuple[pyopencl.CommandQueue, i
     except KeyError:
         pass
     known = None
-    if stream.engine._runtime == "ocl":
+    if runtime_of(stream.engine) == "ocl":
         import pyopencl as cl
 
         out = ffi.new("cl_command_queue *")

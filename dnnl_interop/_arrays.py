@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._engine import Engine
+from ._engine import Engine, runtime_of
 from ._ffi import lib
 from ._interop import get_address
 from ._memory import OCL_BUFFER, Memory, make_ocl_memory
@@ -72,7 +72,7 @@ def to_array(memory: Memory, stream: Stream, out: Any = None) -> Any:
         )
     arrays = sys.modules.get("pyopencl.array")
     device_out = arrays is not None and isinstance(out, arrays.Array)
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         if device_out:
             raise TypeError("out: a pyopencl.array.Array is OpenCL memory; the memory is on a CPU engine")

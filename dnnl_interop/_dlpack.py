@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from ._engine import Engine
+from ._engine import Engine, runtime_of
 from ._enums import DataType
 from ._ffi import ffi, lib
 from ._library import check
@@ -78,7 +78,7 @@ def device_of(memory: Any) -> tuple[int, int]:
     if memory.closed:
         raise ClosedObjectError("memory: this Memory is closed")
     engine = memory.engine
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         return KDL_CPU, 0
     if runtime == "ocl" and memory._ocl_kind() == lib.dnnl_ocl_interop_buffer:
@@ -125,7 +125,7 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
             layout = memory._layout
             known, template = _HOST_TEMPLATES[layout]
             minor = _MINORS[max_version]
-            host = known is layout and memory._keep[1]._runtime == "native"
+            host = known is layout and runtime_of(memory._keep[1]) == "native"
         except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
             host = False
         if host:
@@ -261,7 +261,7 @@ def _copy_of(memory: Any, desc: MemoryDesc) -> tuple[object, int, tuple[int, ...
         with memory.mapped() as view:  # finishes the work in flight first
             copy = numpy.ascontiguousarray(view).copy()
     else:
-        if memory.engine._runtime != "native":
+        if runtime_of(memory.engine) != "native":
             raise BufferError(
                 "memory: a blocked layout on a device is exported once reordered to a plain one "
                 "(dnnl_interop.reordered(memory, plain_desc, stream))"
@@ -364,7 +364,7 @@ def usm_array_interface(memory: Any) -> dict[str, Any]:
     if device_of(memory)[0] != KDL_ONEAPI:
         raise AttributeError(
             "__sycl_usm_array_interface__: only USM memory (OpenCL USM, Level Zero) has one; this memory is "
-            f"{'on the CPU engine' if memory.engine._runtime == 'native' else 'an OpenCL buffer'}"
+            f"{'on the CPU engine' if runtime_of(memory.engine) == 'native' else 'an OpenCL buffer'}"
         )
     desc: MemoryDesc = memory.desc
     dtype = desc.dtype

@@ -18,6 +18,7 @@ from . import _stream
 from ._args import ARGS, Arg
 from ._array_events import OclExecute, arrays_behind, execute_over_arrays
 from ._buffers import array_types
+from ._engine import runtime_of
 from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
 from ._library import status_error
@@ -503,9 +504,9 @@ def _explain(
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
     engine = stream.engine
-    if runtime is not None and engine._runtime != runtime:
+    if runtime is not None and runtime_of(engine) != runtime:
         detail = (
-            f"stream: a stream of {ENGINE_NAMES[engine._runtime]}; "
+            f"stream: a stream of {ENGINE_NAMES[runtime_of(engine)]}; "
             f"it needs a stream of {ENGINE_NAMES[runtime]}"
         )
         return status_error(status, name, detail)
@@ -603,7 +604,7 @@ class BoundExecution:
         self._call, self._call_and_wait, self._name, self._args = call, call_and_wait, name, args
         # Memories over pyopencl Arrays on an OpenCL stream: each execute orders itself with the
         # Arrays' events as they are then, so it takes submit's path (see _unchanged).
-        self._over_arrays = bool(array_types) and stream.engine._runtime == "ocl" \
+        self._over_arrays = bool(array_types) and runtime_of(stream.engine) == "ocl" \
             and bool(arrays_behind(args.items(), array_types[0]))
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)

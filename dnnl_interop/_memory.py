@@ -28,7 +28,7 @@ from ._buffers import (
     host_buffer,
     refuse_allocate,
 )
-from ._engine import Engine, engine_of, explain_runtime, optional_engine
+from ._engine import Engine, engine_of, explain_runtime, optional_engine, runtime_of
 from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
 from ._inflight import lock_every_stream
@@ -104,7 +104,7 @@ class Memory(Owned):
 
     def __init__(self, desc: MemoryDesc, engine: Engine, buffer: object = MEMORY_ALLOCATE) -> None:
         self._refuse_reinit()
-        runtime = engine._runtime if isinstance(engine, Engine) else "native"
+        runtime = runtime_of(engine) if isinstance(engine, Engine) else "native"
         _refuse_any(desc, _CREATE_NAMES[runtime])
         if runtime == "ocl":  # this SYCL build's dnnl_memory_create refuses OpenCL engines
             _create_ocl(self, desc, engine, OCL_BUFFER, buffer)
@@ -145,7 +145,7 @@ class Memory(Owned):
         """
         if not isinstance(engine, Engine):
             raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
-        runtime = engine._runtime
+        runtime = runtime_of(engine)
         pyopencl_arrays = sys.modules.get("pyopencl.array")
         if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
             if runtime != "ocl":
@@ -290,7 +290,7 @@ class Memory(Owned):
         self._refuse_while_viewed()
         desc = self.desc
         size, data_type, layout = self._size, desc.data_type, layout_of(desc)
-        runtime = self.engine._runtime
+        runtime = runtime_of(self.engine)
         if runtime == "native":
             pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
         else:  # a USM pointer (Level Zero, OpenCL USM) or a cl_mem (OpenCL buffer memory)
@@ -445,7 +445,7 @@ class Memory(Owned):
         """
         import numpy
 
-        if self.engine._runtime != "native":
+        if runtime_of(self.engine) != "native":
             raise TypeError(
                 "memory: not host memory (an OpenCL or Level Zero engine); read it with "
                 "memory.mapped() or through the runtime (ocl.as_array, pyopencl)"
@@ -831,7 +831,7 @@ def memory_over(
         except ValueError as error:
             raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
     pointer = _KeptPointer(address, kept)
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         memory = Memory(desc, engine, pointer)
     elif runtime == "ze":
@@ -859,7 +859,7 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x") -> Mem
         raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
     if not isinstance(engine, Engine):
         raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
-    if engine._runtime == "native":
+    if runtime_of(engine) == "native":
         raise BufferError("engine: USM data is memory of an OpenCL or Level Zero engine, not of the CPU engine")
     import numpy
 

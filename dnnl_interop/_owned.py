@@ -64,7 +64,7 @@ import itertools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, SupportsIndex, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, SupportsIndex, TypeVar, cast
 
 from ._ffi import ffi
 from ._handles import address_of, handle_name, required_handle
@@ -135,7 +135,7 @@ def _close_finalized(shared: _Shared) -> None:
             obj = shared.finalized.popleft()
         except IndexError:
             return
-        obj._close_handle(finalizing=True)
+        obj._close_handle(finalizing=True)  # noqa: SLF001 - a friend in Owned's own module
 
 
 def holder_of(address: int) -> tuple[bool, Owned | None]:
@@ -200,9 +200,9 @@ class Owned:
     @classmethod
     def _from_handle(cls: type[_O], handle: CData, keep: tuple[Any, ...] = ()) -> _O:
         """Wrap a handle created elsewhere (an interop create function)."""
-        obj = cls.__new__(cls)
+        obj: Owned = cls.__new__(cls)
         obj._adopt(handle, keep)
-        return obj
+        return cast(_O, obj)
 
     @classmethod
     def _new_out(cls) -> CData:
@@ -333,7 +333,7 @@ class Owned:
     def _destroy_handle(self, handle: CData) -> None:
         shared = self._shared
         try:
-            destroy = type(self)._destroy
+            destroy = self._destroy  # a C function: never bound as a method
             if destroy is not None and not getattr(self, "_borrowed", False):
                 check(destroy(handle), self._destroy_name)
         finally:
@@ -344,8 +344,31 @@ class Owned:
                 if entry is not None and entry[0] == id(self):
                     del shared.holders[address]
             holds, self._holds, self._keep = self._holds, (), ()
-            for owner, key in holds:
-                owner._release(key)
+            for hold in holds:
+                owner: Owned = hold[0]
+                owner._release(hold[1])
+
+    def _hold(self, other: Owned, key: object) -> None:
+        """This handle needs ``other``'s: ``other`` is kept, as a user keyed ``key``, until
+        this one is destroyed."""
+        other._depend(key)
+        self._holds += ((other, key),)
+
+    def _enter_call(self, key: object, what: str) -> CData:
+        """Register ``key``, a C call about to use the handle, and give the handle
+        (ClosedObjectError naming ``what`` if closed): see :class:`using`."""
+        if getattr(self, "_calls", None) is None:  # made with __new__ only: never opened
+            raise ClosedObjectError(f"{what}: this {type(self).__name__} is closed")
+        self._use(key)
+        handle = self._handle
+        if handle is None:
+            raise self._closed_error(what)
+        return handle
+
+    def _leave_call(self, key: object) -> None:
+        """The C call keyed ``key`` is over (see :class:`using`)."""
+        if getattr(self, "_calls", None) is not None:
+            self._release(key)
 
     def __enter__(self: _O) -> _O:
         _ = self.handle  # refuse to enter a closed object
@@ -401,7 +424,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     __slots__ = ("_objects", "_key")
 
     def __init__(self, *specs: tuple[object, type[Owned], str]) -> None:
-        self._key = -next(Owned._shared.call_keys)
+        self._key = -next(_shared.call_keys)
         objects: list[tuple[Owned, str]] = []
         for obj, cls, what in specs:
             if not isinstance(obj, cls):
@@ -416,13 +439,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
         handles: list[CData] = []
         try:
             for obj, what in self._objects:
-                if getattr(obj, "_calls", None) is None:  # made with __new__ only: never opened
-                    raise ClosedObjectError(f"{what}: this {type(obj).__name__} is closed")
-                obj._use(key)
-                handle = obj._handle
-                if handle is None:
-                    raise obj._closed_error(what)
-                handles.append(handle)
+                handles.append(obj._enter_call(key, what))  # noqa: SLF001 - a friend in Owned's own module
         except BaseException:
             self.__exit__()
             raise
@@ -431,8 +448,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     def __exit__(self, *exc_info: object) -> None:
         key = self._key
         for obj, _ in self._objects:
-            if getattr(obj, "_calls", None) is not None:
-                obj._release(key)
+            obj._leave_call(key)  # noqa: SLF001 - a friend in Owned's own module
 
 
 # --- handles made elsewhere ------------------------------------------------------
@@ -468,11 +484,11 @@ class Adoption:
     def __init__(self, cls: type[Owned], pointer: CData, owned: bool, what: str) -> None:
         self._address, self._owned, self._what = address_of(pointer), owned, what
         self._holder: Owned | None = None
-        self._key = ("borrowed", next(Owned._shared.call_keys))
-        with Owned._shared.lock:
+        self._key = ("borrowed", next(_shared.call_keys))
+        with _shared.lock:
             holder = self._holder_of(cls)
             if holder is not None:
-                holder._depend(self._key)
+                holder._depend(self._key)  # noqa: SLF001 - a friend in Owned's own module
                 self._holder = holder
 
     def _holder_of(self, cls: type[Owned]) -> Owned | None:
@@ -500,19 +516,19 @@ class Adoption:
         """Nothing was made: let the holder go."""
         holder, self._holder = self._holder, None
         if holder is not None:
-            holder._release(self._key)
+            holder._release(self._key)  # noqa: SLF001 - a friend in Owned's own module
 
     def finish(self, cls: type[_O], adopt: Callable[[_O], None]) -> _O:
         """A new ``cls`` that ``adopt`` sets up over the handle, owned or borrowed."""
         obj = cls.__new__(cls)
-        obj._borrowed = not self._owned
+        obj._borrowed = not self._owned  # noqa: SLF001 - a friend in Owned's own module
         try:
-            with Owned._shared.lock:
+            with _shared.lock:
                 if self._owned:
                     self._holder_of(cls)  # another thread may have taken it over meanwhile
                 adopt(obj)
                 if self._holder is not None:
-                    obj._holds += ((self._holder, self._key),)
+                    obj._hold(self._holder, self._key)  # noqa: SLF001 - a friend in Owned's own module
                     self._holder = None
         except BaseException:
             self.cancel()

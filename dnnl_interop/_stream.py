@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._engine import Engine, engine_of, optional_engine
+from ._engine import Engine, engine_of, optional_engine, runtime_of
 from ._ffi import ffi, lib
 from ._inflight import Ledger
 from ._library import check
@@ -100,19 +100,17 @@ class Stream(Owned):
         ledger = self._ledger = Ledger(self)
         engine: Engine = keep[0]
         with self._shared.lock:  # with the engine's close: see _owned
-            engine._add_stream(self)  # refused once the engine is closed
+            engine._add_stream(self)  # noqa: SLF001 - refused once the engine is closed (see _owned's lock discipline)
             ledger.on_cpu = _on_cpu(engine)  # under the lock, the open engine keeps its handle
             super()._adopt(handle, keep)
-            key = ("stream", id(self))
-            engine._depend(key)  # oneDNN streams do not retain their engine
-            self._holds = ((engine, key),)
+            self._hold(engine, ("stream", id(self)))  # oneDNN streams do not retain their engine
             self._shared.streams[id(self)] = self
 
     @classmethod
     def _made(cls, handle: CData, keep: tuple[Any, ...]) -> Stream:
         """A new Stream over a handle this binding just created; destroyed if its
         engine closed meanwhile (ClosedObjectError)."""
-        stream = cls.__new__(cls)
+        stream: Stream = cls.__new__(cls)
         stream._init_made(handle, keep)
         return stream
 
@@ -202,7 +200,7 @@ class Stream(Owned):
                     return
                 self._handle = None
                 engine = self._keep[0] if self._keep else None
-                if isinstance(engine, Engine) and engine._handle is None:  # Engine.close closes its streams
+                if isinstance(engine, Engine) and engine.closed:  # Engine.close closes its streams
                     self._why_closed = _ENGINE_CLOSED
                 self._use(key)  # this close's own wait below uses the handle too
                 shared.deferred[id(self)] = (self, handle)
@@ -264,7 +262,11 @@ class Stream(Owned):
         except BaseException:
             adoption.cancel()
             raise
-        return adoption.finish(cls, lambda stream: stream._adopt(pointer, keep=(its_engine,)))
+
+        def adopt(stream: Stream) -> None:
+            stream._adopt(pointer, keep=(its_engine,))
+
+        return adoption.finish(cls, adopt)
 
     @property
     def engine(self) -> Engine:
@@ -279,7 +281,7 @@ class Stream(Owned):
 
 def _on_cpu(engine: Engine) -> bool:
     """Whether open ``engine`` is a CPU engine. Holds the shared lock."""
-    if engine._runtime != "native":
+    if runtime_of(engine) != "native":
         return False
     kind = ffi.new("dnnl_engine_kind_t *")
     return lib.dnnl_engine_get_kind(engine.handle, kind) == 0 and kind[0] == lib.dnnl_cpu
@@ -318,7 +320,7 @@ def _after_fork_in_child() -> None:
     lib.dnnl_interop_skip_exit_handlers()
     for stream in list(shared.streams.values()):
         if isinstance(stream, Stream):
-            Stream._abandon_after_fork(stream)
+            stream._abandon_after_fork()  # noqa: SLF001 - this module's at-fork hook
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

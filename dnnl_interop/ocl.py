@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ._array_events import OclExecute
 from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
-from ._engine import Engine, explain_runtime
+from ._engine import Engine, explain_runtime, runtime_of
 from ._engine_blob import check_engine_cache_blob
 from ._enum_type import EnumType
 from ._execution import submit
@@ -413,7 +413,7 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
     if not isinstance(queue, cl.CommandQueue):
         raise TypeError(f"queue: expected a pyopencl.CommandQueue, got {type_name(queue)}")
     with using((memory, Memory, "memory")):  # a Memory, open
-        desc, runtime = memory.desc, memory.engine._runtime
+        desc, runtime = memory.desc, runtime_of(memory.engine)
     if runtime != "ocl":
         raise ValueError("memory: not on an OpenCL engine (ocl.make_memory makes OpenCL memory)")
     dtype, strides = desc.dtype, desc.strides

@@ -16,7 +16,7 @@ from ._ffi import lib
 from ._interop import get_address
 from ._memory import OCL_BUFFER, Memory, make_ocl_memory
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import finish_work, using
 from ._primitive import reorder, reordered
 from ._stream import Stream
 from ._validate import row_major_strides
@@ -127,7 +127,7 @@ def _reorder_into_host(
     if _shares_buffer(memory, host):
         if target_desc == desc:  # the memory's own buffer, as it lies: the data is there
             stream.wait()
-            memory._finish_work()
+            finish_work(memory)
             return
         raise ValueError(
             "out: shares the memory's buffer in another layout; a reorder cannot write over its own input"

@@ -21,8 +21,8 @@ from ._engine import Engine, runtime_of
 from ._enums import DataType
 from ._ffi import ffi, lib
 from ._library import check
-from ._memory_desc import MemoryDesc
-from ._owned import Owned, using
+from ._memory_desc import MemoryDesc, layout_key
+from ._owned import Owned, finish_work, using
 from .errors import ClosedObjectError
 
 if TYPE_CHECKING:
@@ -143,8 +143,7 @@ def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
     The C side registers a use of the memory's handle (ended by the consumer's
     deleter), checks the handle is still the memory's, then reads its data handle.
     """
-    if memory._in_flight:
-        memory._finish_work()  # the consumer reads at once: no work in flight may still write it
+    finish_work(memory)  # the consumer reads at once: no work in flight may still write it
     handle = memory._handle
     entry = _HANDLES.get(id(memory))
     if entry is None or entry[0] is not handle:
@@ -217,7 +216,7 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
         )
     else:
         owner, address, strides = None, 0, desc.strides  # the memory's own buffer (see _in_place)
-    key = (desc._layout, device, strides)
+    key = (layout_key(desc), device, strides)
     template = _TEMPLATES.get(key)
     if template is None:
         if len(_TEMPLATES) > 1024:
@@ -228,7 +227,7 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
     if device == (KDL_CPU, 0):  # in place, on the CPU engine: export's short path from now on
         if len(_HOST_TEMPLATES) > 1024:
             _HOST_TEMPLATES.clear()
-        _HOST_TEMPLATES[desc._layout] = (desc._layout, template)
+        _HOST_TEMPLATES[layout_key(desc)] = (layout_key(desc), template)
     return _in_place(memory, template, minor, flags)
 
 
@@ -278,7 +277,7 @@ def _copy_of(memory: Any, desc: MemoryDesc) -> tuple[object, int, tuple[int, ...
 
 def _reorder_into(memory: Any, desc: MemoryDesc, target: Any) -> None:
     """Reorder the (CPU engine) memory's data into ``target``, a C-contiguous numpy array."""
-    memory._finish_work()
+    finish_work(memory)
     plain = MemoryDesc(desc.shape, desc.data_type, strides=tuple(s // target.itemsize for s in target.strides))
     engine: Engine = memory.engine
     handles: list[tuple[Any, str]] = []  # (handle, destroy function) in the order made
@@ -372,7 +371,7 @@ def usm_array_interface(memory: Any) -> dict[str, Any]:
         raise AttributeError(
             f"__sycl_usm_array_interface__: {desc!r} is no array of a numpy type with strides"
         )
-    memory._finish_work()
+    finish_work(memory)
     return {
         "shape": desc.shape,
         "typestr": dtype.str,

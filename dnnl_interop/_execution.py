@@ -23,7 +23,7 @@ from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
-from ._memory_desc import MemoryDesc
+from ._memory_desc import MemoryDesc, desc_of, layout_key
 from ._owned import Owned, shared
 from ._runtime import ENGINE_NAMES
 from ._runtime_dims import check_layout, check_shapes, has_runtime_dims
@@ -299,7 +299,7 @@ def _expected_desc(primitive: Executable | None, index: int) -> MemoryDesc | Non
     if lib.dnnl_primitive_get_primitive_desc(handle, pd):
         return None
     md = lib.dnnl_primitive_desc_query_md(pd[0], lib.dnnl_query_exec_arg_md, index)
-    return None if md == _NULL else MemoryDesc._of(md)
+    return None if md == _NULL else desc_of(md)
 
 
 def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
@@ -353,7 +353,7 @@ workspace_origins: weakref.WeakKeyDictionary[Memory, WorkspaceOrigin] = weakref.
 
 def _query_md(pd: CData, query: int) -> MemoryDesc | None:
     md = lib.dnnl_primitive_desc_query_md(pd, query, 0)
-    return None if md == _NULL or not lib.dnnl_memory_desc_get_size(md) else MemoryDesc._of(md)
+    return None if md == _NULL or not lib.dnnl_memory_desc_get_size(md) else desc_of(md)
 
 
 def _query(pd: CData, query: int, ctype: str) -> Any:
@@ -374,7 +374,7 @@ def forward_signature(pd: CData) -> tuple[object, ...]:
     src = _query_md(pd, lib.dnnl_query_src_md)
     for query in (lib.dnnl_query_src_md, lib.dnnl_query_dst_md, lib.dnnl_query_workspace_md):
         desc = src if query == lib.dnnl_query_src_md else _query_md(pd, query)
-        found.append(None if desc is None else desc._layout)
+        found.append(None if desc is None else layout_key(desc))
     spatial = max(src.ndim - 2, 0) if src is not None else 0
     for query in (lib.dnnl_query_strides, lib.dnnl_query_kernel, lib.dnnl_query_dilations,
                   lib.dnnl_query_padding_l, lib.dnnl_query_padding_r):

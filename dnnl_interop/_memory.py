@@ -33,8 +33,8 @@ from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
 from ._inflight import lock_every_stream
 from ._library import check, checked, status_error
-from ._memory_desc import RUNTIME_DIM, MemoryDesc
-from ._owned import Adoption, Owned, foreign_pointer, shared, using
+from ._memory_desc import RUNTIME_DIM, MemoryDesc, desc_of
+from ._owned import Adoption, Owned, finish_work, foreign_pointer, new_out, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -214,7 +214,7 @@ class Memory(Owned):
             its_engine = engine_of(c_engine[0], engine, "the memory")
             md = ffi.new("const_dnnl_memory_desc_t *")
             check(lib.dnnl_memory_get_memory_desc(pointer, md), "dnnl_memory_get_memory_desc")
-            own = MemoryDesc._of(md[0])
+            own = desc_of(md[0])
             if desc is None:
                 desc = own
             elif desc.size != own.size:
@@ -625,7 +625,7 @@ class _Mapped:
         dtype, strides = _numpy_layout(desc)
         if memory._executable is None and not memory.closed:
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
-        memory._finish_work()
+        finish_work(memory)
         key = ("view", next(shared.call_keys))
         out = ffi.new("void **")
         with using((memory, Memory, "memory")) as handle:
@@ -657,7 +657,7 @@ class _Mapped:
             return
         copy, self._copy, self._pointer = self._copy, None, None
         try:
-            memory._finish_work()  # work submitted in the block, before the write-back
+            finish_work(memory)  # work submitted in the block, before the write-back
             if copy is not None:
                 block, array = copy
                 if block.nbytes:
@@ -702,7 +702,7 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
     data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
     layout = layout_of(desc) if isinstance(desc, MemoryDesc) else None
     pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
-    out = Memory._new_out()
+    out = new_out(Memory)
     with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
         memory._adopt(out[0], keep=(desc, engine, kept))
@@ -759,7 +759,7 @@ def _create_device(
     *extra: object,
 ) -> None:
     """``create(out, md, engine, *extra)`` makes ``memory`` over ``pointers``."""
-    out = Memory._new_out()
+    out = new_out(Memory)
     with explain_runtime(runtime, (engine, "engine")), \
             using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         check(create(out, md, c_engine, *extra), name)

@@ -411,6 +411,18 @@ class Owned:
         )
 
 
+def finish_work(obj: Owned) -> None:
+    """Wait for every stream that has submitted work using ``obj`` (a view of a memory's
+    data, a re-pointing or a close must not see work in flight)."""
+    if getattr(obj, "_in_flight", None):  # unset on an object never set up
+        obj._finish_work()  # noqa: SLF001 - the package's door to an object's pending work
+
+
+def new_out(cls: type[Owned]) -> CData:
+    """A fresh ``T *`` for a C create function of ``cls``'s handle type to write into."""
+    return cls._new_out()
+
+
 class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     """Context manager: the handles of owned objects, kept valid for a C call.
 

@@ -98,7 +98,7 @@ def submit(
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
             raise stream._closed_error("stream")
-        epoch = ledger.stamp()
+        epoch = ledger.stamp() if ledger.events else ledger.epoch
         register = ledger.register
         register(primitive, epoch)
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
@@ -107,13 +107,16 @@ def submit(
                 entries.append((index if type(index) is Arg or type(index) is int else _arg_index(index), _NULL))
                 continue
             try:
-                if type(memory) is not Memory and not isinstance(memory, Memory):
-                    raise AttributeError
-                register(memory, epoch)  # AttributeError for a Memory never set up (made with __new__)
+                register(memory, epoch)  # AttributeError: no object of this binding (or one never set up)
+                handle = memory._executable  # read after registering (see _inflight); AttributeError: no Memory
             except AttributeError:
+                # Another object of this binding (the primitive itself, a stream...) stays registered: the
+                # next wait lets go of it with the rest (forgetting it would also drop a registration of
+                # earlier work still in flight). Anything else is forgotten.
+                if not isinstance(memory, Owned):
+                    ledger.forget(memory)
                 given = type(memory).__name__
                 raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {given}") from None
-            handle = memory._executable  # read after registering: see _inflight
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
             if (handle is None or (type(index) is not int and type(index) is not Arg)

@@ -125,6 +125,15 @@ class Ledger:
         obj._in_flight[self.sid] = epoch  # noqa: SLF001 - the ledger alone writes the in-flight record
         self.pending[id(obj)] = obj
 
+    def forget(self, obj: object) -> None:
+        """Undo :meth:`register` of ``obj``, an object of another library given where a
+        memory was expected (it has an ``_in_flight`` of its own): nothing of it is kept."""
+        if self.pending.get(id(obj)) is obj:
+            del self.pending[id(obj)]
+            in_flight = getattr(obj, "_in_flight", None)
+            if isinstance(in_flight, dict):
+                in_flight.pop(self.sid, None)
+
     def register_all(self, objects: dict[int, Owned], epoch: int) -> None:
         """:meth:`register` of each of ``objects`` (by id), as a bound execute does."""
         sid = self.sid

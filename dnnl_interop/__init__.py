@@ -30,7 +30,7 @@ names another module):
   ``DnnlError`` per status (``InvalidArgumentsError``, ...),
   ``LibraryNotFoundError`` and ``MissingFunctionError`` are importable from
   here and documented in ``dnnl_interop.errors``;
-* submodules: ``ocl``, ``ze`` and ``sycl`` (the runtimes' interop), ``primitives``,
+* submodules: ``ocl`` and ``ze`` (the runtimes' interop), ``primitives``,
   ``errors``, ``cache``, ``embedding`` (other cffi modules), ``testing`` (the
   emulated GPU and Level Zero device, the pytest plugin), ``core`` (the core
   objects alone).
@@ -43,8 +43,6 @@ from __future__ import annotations
 
 import os as _os
 from importlib import import_module as _import_module
-
-from . import errors
 
 # Eager: _library attaches the callback through which the first C call
 # finds and binds oneDNN, so it must be in place before any call.
@@ -67,7 +65,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from . import core, ocl, primitives, sycl, ze  # noqa: F401
+    from . import core, ocl, primitives, ze  # noqa: F401
     from ._args import *  # noqa: F403 - the ARG_* names, not in __all__
     from .core import *  # noqa: F403
     from .primitives import *  # noqa: F403 - documented there, not in __all__
@@ -102,83 +100,33 @@ _EAGER = [
     "ClosedObjectError",
 ]
 _SUBMODULES = ("core", "primitives", "ocl", "ze", "sycl", "cache", "errors", "testing")
-# The public names imported on first use, by the module that defines them:
-# `import dnnl_interop` stays cheap. The ARG_* names (Arg's members, under
-# their oneDNN names) come from _args too, but stay out of __all__: help()
-# and dir() show Arg once instead of some 80 constants.
-_LAZY = {
-    "MEMORY_ALLOCATE": "_buffers",
-    "UncheckedPointer": "_buffers",
-    "MEMORY_NONE": "_memory",
-    "EngineKind": "_enums",
-    "DataType": "_enums",
-    "FormatKind": "_enums",
-    "Engine": "_engine",
-    "Stream": "_stream",
-    "MemoryDesc": "_memory_desc",
-    "RUNTIME_DIM": "_memory_desc",
-    "Memory": "_memory",
-    "Primitive": "_primitive",
-    "PrimitiveDesc": "_primitive",
-    "reorder": "_primitive",
-    "BoundExecution": "_execution",
-    "format_tags": "_validate",
-    "Arg": "_args",
-    "make_primitive_cached": "_cached",
-    "reorder_cached": "_cached",
-    "reordered": "_primitive",
-    "from_dlpack": "_exchange",
-    "to_array": "_arrays",
-    "PrimitiveAttr": "_attr",
-    "PostOps": "_attr",
-    "post_op_arg": "_attr",
-    "scales_arg": "_attr",
-    "zero_points_arg": "_attr",
-    "PropKind": "_enums",
-    "AlgKind": "_enums",
-    "FpmathMode": "_enums",
-    "AccumulationMode": "_enums",
-    "ScratchpadMode": "_enums",
-    "NormalizationFlags": "_enums",
-    "PrimitiveKind": "_enums",
-    "Query": "_enums",
-    "CacheBlobStore": "cache",
-    "compose_key": "cache",
-}
-# Importable from here and listed by dir(), but documented by help() in their
-# own module, so that help(dnnl_interop) shows each class once: a forward kind
-# here would repeat every method of PrimitiveDesc, an error class those of
-# BaseException.
-_ELSEWHERE = {
-    **dict.fromkeys(("MatmulDesc", "InnerProductForwardDesc", "ConvolutionForwardDesc",
-                     "DeconvolutionForwardDesc", "EltwiseForwardDesc", "SoftmaxForwardDesc", "BinaryDesc",
-                     "PoolingForwardDesc", "BatchNormalizationForwardDesc", "LayerNormalizationForwardDesc",
-                     "GroupNormalizationForwardDesc", "ReductionDesc", "ResamplingForwardDesc", "ConcatDesc",
-                     "SumDesc", "PReLUForwardDesc", "ShuffleForwardDesc", "LRNForwardDesc",
-                     "EltwiseBackwardDesc", "SoftmaxBackwardDesc", "PReLUBackwardDesc", "ShuffleBackwardDesc",
-                     "ResamplingBackwardDesc",
-                     "PoolingBackwardDesc", "LRNBackwardDesc", "BatchNormalizationBackwardDesc",
-                     "LayerNormalizationBackwardDesc", "GroupNormalizationBackwardDesc", "workspace_memory"),
-                    "primitives"),
-    "ReorderDesc": "primitives",
-    **dict.fromkeys(("ConvolutionBackwardDataDesc", "ConvolutionBackwardWeightsDesc", "DeconvolutionBackwardDataDesc",
-                     "DeconvolutionBackwardWeightsDesc", "InnerProductBackwardDataDesc",
-                     "InnerProductBackwardWeightsDesc"), "primitives"),
-    **dict.fromkeys((name for name in errors.__all__ if name not in _EAGER), "errors"),
-    "Version": "_library",
-}
+# The public names imported on first use: `import dnnl_interop` stays cheap.
+# Each module's __all__ is the one list of its names: help() documents here
+# those of core (the core objects) and the cache's two everyday names; the
+# primitive kinds and the exception classes are importable from here and
+# listed by dir(), but documented by help() in their own module, so that
+# help(dnnl_interop) shows each class once (a kind here would repeat every
+# method of PrimitiveDesc, an error class those of BaseException). The ARG_*
+# names (Arg's members, under their oneDNN names) come from _args, outside
+# __all__: help() and dir() show Arg once instead of some 80 constants.
+_FROM_CACHE = ("CacheBlobStore", "compose_key")
+_DOCUMENTED_ELSEWHERE = ("primitives", "errors")
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return _import_module(f"{__name__}.{name}")
     if name == "__all__":
-        return [*_SUBMODULES, *_EAGER, *_LAZY]
-    module = _LAZY.get(name) or _ELSEWHERE.get(name) or ("_args" if name.startswith("ARG_") else None)
-    if module is not None:
-        value = getattr(_import_module(f"{__name__}.{module}"), name, _MISSING)
-        if value is not _MISSING:
-            return value
+        return [*_SUBMODULES, *_EAGER, *_import_module(f"{__name__}.core").__all__, *_FROM_CACHE]
+    if not name.startswith("_"):  # a submodule being imported is never looked for here
+        for module in ("core", "cache" if name in _FROM_CACHE else "", *_DOCUMENTED_ELSEWHERE,
+                       "_args" if name.startswith("ARG_") else ""):
+            if module:
+                found = _import_module(f"{__name__}.{module}")
+                if module.startswith("_") or name in found.__all__:
+                    value = getattr(found, name, _MISSING)
+                    if value is not _MISSING:
+                        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -186,4 +134,5 @@ _MISSING = object()
 
 
 def __dir__() -> list[str]:
-    return sorted({"__version__", *__getattr__("__all__"), *_ELSEWHERE})
+    elsewhere = (name for module in _DOCUMENTED_ELSEWHERE for name in _import_module(f"{__name__}.{module}").__all__)
+    return sorted({"__version__", "Version", *__getattr__("__all__"), *elsewhere})

@@ -34,8 +34,10 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._engine import runtime_of
 from ._ffi import ffi, lib
 from ._handles import address_of
+from ._inflight import Ledger, ledger_of
 from ._library import check
 from ._stream import Stream
 
@@ -67,11 +69,13 @@ class OclExecute:
     as the work's event: with none given it reads past an empty list and
     crashes, so such a call is given one event already complete."""
 
-    __slots__ = ("deps", "stream", "returned", "empty_work")
+    __slots__ = ("deps", "stream", "ledger", "returned", "empty_work")
 
-    def __init__(self, deps: list[CData], stream: Stream, empty_work: bool = False) -> None:
+    def __init__(self, deps: list[CData], stream: Stream, empty_work: bool = False,
+                 ledger: Ledger | None = None) -> None:
         self.deps = deps
         self.stream = stream
+        self.ledger = ledger if ledger is not None else ledger_of(stream)  # None: submit refuses the stream
         self.returned: pyopencl.Event | None = None
         self.empty_work = empty_work
 
@@ -89,7 +93,8 @@ class OclExecute:
             import pyopencl as cl  # the event returned is pyopencl's
 
             self.returned = cl.Event.from_int_ptr(int(ffi.cast(_UINTPTR, event[0])), retain=False)  # oneDNN's reference
-            _track_out_of_order(self.stream, c_stream, self.returned)
+            if self.ledger is not None:
+                _track_out_of_order(self.stream, self.ledger, c_stream, self.returned)
         del done  # the user event given as a dependency lives through the call
         return status
 
@@ -109,7 +114,7 @@ def _is_done(event: pyopencl.Event) -> Callable[[], bool]:
     return lambda: event.command_execution_status == _COMPLETE
 
 
-def _track_out_of_order(stream: Stream, c_stream: CData, event: pyopencl.Event | None) -> None:
+def _track_out_of_order(stream: Stream, ledger: Ledger, c_stream: CData, event: pyopencl.Event | None) -> None:
     """Track the submission just made on an out-of-order queue (the stream's lock is held).
 
     ``event`` (oneDNN's) covers the submission's own kernels, not a plain execute
@@ -117,13 +122,13 @@ def _track_out_of_order(stream: Stream, c_stream: CData, event: pyopencl.Event |
     a marker after it with no wait list, which completes once every command enqueued
     before it on the queue has (the invariant in ``_stream``).
     """
-    if event is None or not stream._alone_at_epoch():
+    if event is None or not ledger.alone_at_epoch():
         known = _queue_of(stream, c_stream)
         if known is None:  # never: only an OpenCL stream gives events
             return
         queue, _, _, cl = known
         event = cl.enqueue_marker(queue)
-    stream._track_out_of_order(_is_done(event))
+    ledger.track_out_of_order(_is_done(event))
 
 
 def arrays_behind(
@@ -140,12 +145,12 @@ def arrays_behind(
 
 
 def execute_over_arrays(
-    call: Callable[..., int], stream: Stream, memories: Iterable[tuple[object, Any]],
+    call: Callable[..., int], stream: Stream, ledger: Ledger, memories: Iterable[tuple[object, Any]],
     array_type: type[pyopencl.array.Array], c_primitive: CData, c_stream: CData, nargs: int, c_args: CData | None,
 ) -> int:
     """``call(c_primitive, c_stream, nargs, c_args)`` (``dnnl_primitive_execute`` or an
     :class:`OclExecute`), ordered with the events of the Arrays behind the memories when
-    the stream is an OpenCL stream; the call's status. The stream's lock is held."""
+    the stream is an OpenCL stream; the call's status. The stream's lock (``ledger.lock``) is held."""
     c_args = ffi.NULL if c_args is None else c_args  # never None here: submit has just built it
     arrays = arrays_behind(memories, array_type)
     known = _queue_of(stream, c_stream) if arrays else None
@@ -166,7 +171,7 @@ def execute_over_arrays(
     completion = None
     if out_of_order:  # oneDNN takes the events as dependencies and gives its own
         execute = call if isinstance(call, OclExecute) else OclExecute(
-            [], stream, any(memory is not None and memory._size == 0 for _, memory in memories))
+            [], stream, any(memory is not None and memory._size == 0 for _, memory in memories), ledger)
         if events:
             execute.deps = [*execute.deps, *(ffi.cast(_CL_EVENT, event.int_ptr) for event in events)]
         status = execute(c_primitive, c_stream, nargs, c_args)
@@ -180,9 +185,9 @@ def execute_over_arrays(
     if completion is None:  # done when everything enqueued before the marker is, and the events
         completion = cl.enqueue_marker(queue, wait_for=events if out_of_order and events else None)
         if out_of_order:  # a marker with a wait list waits for nothing else: track one that does
-            _track_out_of_order(stream, c_stream, None)
+            _track_out_of_order(stream, ledger, c_stream, None)
         else:  # on an in-order queue it comes after everything before it
-            stream._track(_is_done(completion))
+            ledger.track(_is_done(completion))
     plain_event = cl.Event
     for array in arrays:
         pending = array.events
@@ -202,7 +207,7 @@ def _queue_of(stream: Stream, c_stream: CData) -> tuple[pyopencl.CommandQueue, i
     except KeyError:
         pass
     known = None
-    if stream.engine._runtime == "ocl":
+    if runtime_of(stream.engine) == "ocl":
         import pyopencl as cl
 
         out = ffi.new("cl_command_queue *")

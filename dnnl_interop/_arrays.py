@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._engine import Engine
+from ._engine import Engine, runtime_of
 from ._ffi import lib
 from ._interop import get_address
 from ._memory import OCL_BUFFER, Memory, make_ocl_memory
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import finish_work, using
 from ._primitive import reorder, reordered
 from ._stream import Stream
 from ._validate import row_major_strides
@@ -72,7 +72,7 @@ def to_array(memory: Memory, stream: Stream, out: Any = None) -> Any:
         )
     arrays = sys.modules.get("pyopencl.array")
     device_out = arrays is not None and isinstance(out, arrays.Array)
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         if device_out:
             raise TypeError("out: a pyopencl.array.Array is OpenCL memory; the memory is on a CPU engine")
@@ -127,7 +127,7 @@ def _reorder_into_host(
     if _shares_buffer(memory, host):
         if target_desc == desc:  # the memory's own buffer, as it lies: the data is there
             stream.wait()
-            memory._finish_work()
+            finish_work(memory)
             return
         raise ValueError(
             "out: shares the memory's buffer in another layout; a reorder cannot write over its own input"

@@ -16,7 +16,7 @@ from ._args import ARG_ATTR_SCALES, ARG_ATTR_ZERO_POINTS, ARG_SRC_1
 from ._enums import AccumulationMode, AlgKind, DataType, FpmathMode, PrimitiveKind, ScratchpadMode
 from ._ffi import ffi, lib
 from ._library import check
-from ._memory_desc import MemoryDesc
+from ._memory_desc import MemoryDesc, desc_of
 from ._owned import Owned, using
 from ._validate import arg_argument, count_argument, data_type, enum_argument
 
@@ -334,7 +334,7 @@ class PostOps(Owned):
         alg, md = ffi.new("dnnl_alg_kind_t *"), ffi.new("const_dnnl_memory_desc_t *")
         with using((self, PostOps, "post_ops")) as ops:
             check(lib.dnnl_post_ops_get_params_binary(ops, index, alg, md), "dnnl_post_ops_get_params_binary")
-            return AlgKind(alg[0]), MemoryDesc._of(md[0])
+            return AlgKind(alg[0]), desc_of(md[0])
 
     def get_params_select(self, index: int) -> tuple[AlgKind, MemoryDesc, MemoryDesc]:
         """``(algorithm, src1_desc, src2_desc)`` of the binary post-op ``index`` with a
@@ -356,7 +356,7 @@ class PostOps(Owned):
             if alg[0] != AlgKind.BINARY_SELECT:
                 raise ValueError(f"index: post-op {index} is {AlgKind(alg[0]).name}, without a condition; "
                                  "read it with get_params_binary")
-            return AlgKind(alg[0]), MemoryDesc._of(md1[0]), MemoryDesc._of(md2[0])
+            return AlgKind(alg[0]), desc_of(md1[0]), desc_of(md2[0])
 
     def __repr__(self) -> str:
         if self.closed:
@@ -374,6 +374,11 @@ def _dim(value: object, what: str) -> int:
     if value >= 2**62:
         raise ValueError(f"{what}: {value} is too large")
     return value
+
+
+def copied_post_ops(c_post_ops: CData) -> PostOps:
+    """A PostOps of its own over a copy of ``c_post_ops`` (an attribute's)."""
+    return PostOps._copy_of(c_post_ops)  # noqa: SLF001 - PostOps' door to its constructor from C
 
 
 class PrimitiveAttr(Owned):
@@ -433,7 +438,7 @@ class PrimitiveAttr(Owned):
         out = ffi.new("const_dnnl_post_ops_t *")
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_get_post_ops(attr, out), "dnnl_primitive_attr_get_post_ops")
-            return PostOps._copy_of(out[0])
+            return copied_post_ops(out[0])
 
     # --- quantization ----------------------------------------------------------
 

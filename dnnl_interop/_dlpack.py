@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from ._engine import Engine
+from ._engine import Engine, runtime_of
 from ._enums import DataType
 from ._ffi import ffi, lib
 from ._library import check
-from ._memory_desc import MemoryDesc
-from ._owned import Owned, using
+from ._memory_desc import MemoryDesc, layout_key
+from ._owned import Owned, finish_work, using
 from .errors import ClosedObjectError
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def device_of(memory: Any) -> tuple[int, int]:
     if memory.closed:
         raise ClosedObjectError("memory: this Memory is closed")
     engine = memory.engine
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         return KDL_CPU, 0
     if runtime == "ocl" and memory._ocl_kind() == lib.dnnl_ocl_interop_buffer:
@@ -125,7 +125,7 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
             layout = memory._layout
             known, template = _HOST_TEMPLATES[layout]
             minor = _MINORS[max_version]
-            host = known is layout and memory._keep[1]._runtime == "native"
+            host = known is layout and runtime_of(memory._keep[1]) == "native"
         except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
             host = False
         if host:
@@ -143,8 +143,7 @@ def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
     The C side registers a use of the memory's handle (ended by the consumer's
     deleter), checks the handle is still the memory's, then reads its data handle.
     """
-    if memory._users:
-        memory._finish_work()  # the consumer reads at once: no work in flight may still write it
+    finish_work(memory)  # the consumer reads at once: no work in flight may still write it
     handle = memory._handle
     entry = _HANDLES.get(id(memory))
     if entry is None or entry[0] is not handle:
@@ -217,7 +216,7 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
         )
     else:
         owner, address, strides = None, 0, desc.strides  # the memory's own buffer (see _in_place)
-    key = (desc._layout, device, strides)
+    key = (layout_key(desc), device, strides)
     template = _TEMPLATES.get(key)
     if template is None:
         if len(_TEMPLATES) > 1024:
@@ -228,7 +227,7 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
     if device == (KDL_CPU, 0):  # in place, on the CPU engine: export's short path from now on
         if len(_HOST_TEMPLATES) > 1024:
             _HOST_TEMPLATES.clear()
-        _HOST_TEMPLATES[desc._layout] = (desc._layout, template)
+        _HOST_TEMPLATES[layout_key(desc)] = (layout_key(desc), template)
     return _in_place(memory, template, minor, flags)
 
 
@@ -261,7 +260,7 @@ def _copy_of(memory: Any, desc: MemoryDesc) -> tuple[object, int, tuple[int, ...
         with memory.mapped() as view:  # finishes the work in flight first
             copy = numpy.ascontiguousarray(view).copy()
     else:
-        if memory.engine._runtime != "native":
+        if runtime_of(memory.engine) != "native":
             raise BufferError(
                 "memory: a blocked layout on a device is exported once reordered to a plain one "
                 "(dnnl_interop.reordered(memory, plain_desc, stream))"
@@ -278,7 +277,7 @@ def _copy_of(memory: Any, desc: MemoryDesc) -> tuple[object, int, tuple[int, ...
 
 def _reorder_into(memory: Any, desc: MemoryDesc, target: Any) -> None:
     """Reorder the (CPU engine) memory's data into ``target``, a C-contiguous numpy array."""
-    memory._finish_work()
+    finish_work(memory)
     plain = MemoryDesc(desc.shape, desc.data_type, strides=tuple(s // target.itemsize for s in target.strides))
     engine: Engine = memory.engine
     handles: list[tuple[Any, str]] = []  # (handle, destroy function) in the order made
@@ -364,7 +363,7 @@ def usm_array_interface(memory: Any) -> dict[str, Any]:
     if device_of(memory)[0] != KDL_ONEAPI:
         raise AttributeError(
             "__sycl_usm_array_interface__: only USM memory (OpenCL USM, Level Zero) has one; this memory is "
-            f"{'on the CPU engine' if memory.engine._runtime == 'native' else 'an OpenCL buffer'}"
+            f"{'on the CPU engine' if runtime_of(memory.engine) == 'native' else 'an OpenCL buffer'}"
         )
     desc: MemoryDesc = memory.desc
     dtype = desc.dtype
@@ -372,7 +371,7 @@ def usm_array_interface(memory: Any) -> dict[str, Any]:
         raise AttributeError(
             f"__sycl_usm_array_interface__: {desc!r} is no array of a numpy type with strides"
         )
-    memory._finish_work()
+    finish_work(memory)
     return {
         "shape": desc.shape,
         "typestr": dtype.str,

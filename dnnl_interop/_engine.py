@@ -62,7 +62,7 @@ class Engine(Owned):
 
     @classmethod
     def _from_handle(cls, handle: CData, keep: tuple[Any, ...] = (), runtime: str = "native") -> Engine:
-        engine = cls.__new__(cls)
+        engine: Engine = cls.__new__(cls)
         engine._adopt(handle, keep, runtime)
         return engine
 
@@ -164,7 +164,11 @@ class Engine(Owned):
         except BaseException:
             adoption.cancel()
             raise
-        return adoption.finish(cls, lambda engine: engine._adopt(pointer, (), runtime))
+
+        def adopt(engine: Engine) -> None:
+            engine._adopt(pointer, (), runtime)
+
+        return adoption.finish(cls, adopt)
 
     @staticmethod
     def get_count(kind: EngineKind) -> int:
@@ -191,6 +195,12 @@ class Engine(Owned):
         with using((self, Engine, "engine")) as engine:
             check(lib.dnnl_engine_get_kind(engine, out), "dnnl_engine_get_kind")
         return EngineKind(out[0])
+
+
+def runtime_of(engine: Engine) -> str:
+    """The runtime ``engine`` was made with: "native" (the CPU engine, or one of this
+    build's own GPU engines), "ocl" (an OpenCL interop engine) or "ze" (Level Zero)."""
+    return engine._runtime  # noqa: SLF001 - the package's one door to an engine's runtime
 
 
 def _engine_hint(kind: EngineKind, index: int) -> str:
@@ -253,10 +263,10 @@ class explain_runtime:  # lower case: reads as a phrase, ``with explain_runtime(
                 engine = obj if isinstance(obj, Engine) else obj.engine  # type: ignore[attr-defined]
             except Exception:  # not an owned object, or closed: nothing to say
                 continue
-            if isinstance(engine, Engine) and engine._runtime != self._runtime:
+            if isinstance(engine, Engine) and runtime_of(engine) != self._runtime:
                 thing = "" if obj is engine else f"a {type(obj).__name__} on "
                 detail = (
-                    f"{what}: {thing}{ENGINE_NAMES[engine._runtime]}; "
+                    f"{what}: {thing}{ENGINE_NAMES[runtime_of(engine)]}; "
                     f"it needs {ENGINE_NAMES[self._runtime]} ({ENGINE_MAKERS[self._runtime]})"
                 )
                 raise make_error(error.status, error.function, detail) from None
@@ -288,6 +298,6 @@ def optional_engine(engine: object) -> Engine | None:
 
 def engine_in_words(engine: Engine) -> str:
     """``engine`` in words for a message: "a CPU engine", "an OpenCL engine", ..."""
-    if engine._runtime == "native":
+    if runtime_of(engine) == "native":
         return "a GPU engine" if engine.kind == EngineKind.GPU else "a CPU engine"
-    return ENGINE_NAMES[engine._runtime]
+    return ENGINE_NAMES[runtime_of(engine)]

@@ -17,7 +17,7 @@ import threading
 import weakref
 
 from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, Taken, take
-from ._engine import Engine
+from ._engine import Engine, runtime_of
 from ._enums import EngineKind
 from ._memory import Memory, memory_over
 from ._sycl_memory import oneapi_engine
@@ -94,7 +94,7 @@ def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x")
     if device[0] == KDL_CPU:
         if engine is None:
             engine = cpu_engine()
-        elif engine._runtime != "native":
+        elif runtime_of(engine) != "native":
             raise BufferError(f"engine: a host tensor (kDLCPU) is memory of the CPU engine, not of {engine!r}")
     elif device[0] == KDL_ONEAPI:
         if engine is None:
@@ -105,7 +105,7 @@ def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x")
                 raise BufferError(
                     f"{error}; a kDLOneAPI tensor of another context needs its engine: from_dlpack(x, engine=...)"
                 ) from None
-        elif engine._runtime == "native":
+        elif runtime_of(engine) == "native":
             raise BufferError(
                 f"engine: a USM tensor (kDLOneAPI, device {device[1]}) needs the SYCL, OpenCL or Level Zero "
                 "engine of its context (from_dlpack(x, engine=...)), or engine=None for a SYCL engine of "

@@ -18,12 +18,13 @@ from . import _stream
 from ._args import ARGS, Arg
 from ._array_events import OclExecute, arrays_behind, execute_over_arrays
 from ._buffers import array_types
+from ._engine import runtime_of
 from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
 from ._library import status_error
 from ._memory import Memory
-from ._memory_desc import MemoryDesc
-from ._owned import Owned
+from ._memory_desc import MemoryDesc, desc_of, layout_key
+from ._owned import Owned, shared
 from ._runtime import ENGINE_NAMES
 from ._runtime_dims import check_layout, check_shapes, has_runtime_dims
 from ._stream import Stream
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 _EXEC_ARGS = ffi.typeof("dnnl_exec_arg_t[]")
 _PRIMITIVE_TYPE = ffi.typeof("dnnl_primitive_t")
-_shared = Owned._shared
+_shared = shared
 _call_keys = _shared.call_keys
 _NULL = ffi.NULL
 _new = ffi.new
@@ -53,7 +54,6 @@ class Executable(Protocol):
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]
     _handle: CData | None
-    _users: dict[object, int]
     _keep: tuple[Any, ...]
 
 
@@ -89,42 +89,34 @@ def submit(
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
+    ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
     if _stream.admission:  # at interpreter exit, or in a forked process
-        _stream.admission(stream, name)
-    sid = id(stream)
-    lock = stream._lock
+        _stream.admission(ledger, name)
+    lock = ledger.lock
     lock.acquire()
     try:
         c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
             raise stream._closed_error("stream")
-        if stream._events:
-            stream._let_go_finished()
-        epoch = stream._epoch
-        pending = stream._pending
-        primitive._users[sid] = epoch
-        pending[id(primitive)] = primitive
+        epoch = ledger.stamp() if ledger.events else ledger.epoch
+        register = ledger.register
+        register(primitive, epoch)
         entries: list[tuple[int, CData | None]] = []  # no None reaches C: _refuse raises for those
         for index, memory in items:
             if memory is None:
                 entries.append((index if type(index) is Arg or type(index) is int else _arg_index(index), _NULL))
                 continue
             try:
-                memory._users[sid] = epoch
-                handle = memory._executable  # read after registering: see _owned
+                register(memory, epoch)  # AttributeError: no object of this binding (or one never set up)
+                handle = memory._executable  # read after registering (see _inflight); AttributeError: no Memory
             except AttributeError:
-                if isinstance(memory, Owned):
-                    # Another object of this binding (the primitive itself, a stream...), now registered:
-                    # the next wait lets go of it with the rest. Unregistering it here would also drop
-                    # a registration of earlier work still in flight.
-                    pending[id(memory)] = memory
-                else:
-                    users = getattr(memory, "_users", None)
-                    if isinstance(users, dict):  # not ours: leave nothing behind
-                        users.pop(sid, None)
+                # Another object of this binding (the primitive itself, a stream...) stays registered: the
+                # next wait lets go of it with the rest (forgetting it would also drop a registration of
+                # earlier work still in flight). Anything else is forgotten.
+                if not isinstance(memory, Owned):
+                    ledger.forget(memory)
                 given = type(memory).__name__
                 raise TypeError(f"{_what(index)}: expected a dnnl_interop.Memory, got {given}") from None
-            pending[id(memory)] = memory
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
             if (handle is None or (type(index) is not int and type(index) is not Arg)
@@ -133,11 +125,11 @@ def submit(
                 index = _refuse(index, memory, sizes, layouts, primitive)
             entries.append((index, handle))
         if keep:
-            stream._deps.extend((epoch, obj) for obj in keep)
+            ledger.keep(epoch, keep)
         c_primitive = primitive._handle
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")
-        last_entries, c_args = stream._last
+        last_entries, c_args = ledger.last_args
         if entries != last_entries:
             try:
                 c_args = _new(_EXEC_ARGS, entries)
@@ -145,8 +137,8 @@ def submit(
                 for index, _ in entries:
                     _arg_index(index)
                 raise
-            stream._last = (entries, c_args)
-            if stream._cpu and not _stream.cpu_work_submitted:  # every stream's first submission comes here
+            ledger.last_args = (entries, c_args)
+            if ledger.on_cpu and not _stream.cpu_work_submitted:  # every stream's first submission comes here
                 _stream.cpu_work_submitted = True
         if required:  # usually none; oneDNN would read these through NULL
             for index in required:
@@ -159,7 +151,7 @@ def submit(
                 check_shapes(args, layouts, _arg_name)
         if array_types and (call is _plain_execute or type(call) is OclExecute):
             # A memory over a pyopencl Array exists: order the work with the events of those given.
-            status = execute_over_arrays(call, stream, items, array_types[0], c_primitive, c_stream,
+            status = execute_over_arrays(call, stream, ledger, items, array_types[0], c_primitive, c_stream,
                                          len(entries), c_args)
         else:
             status = call(c_primitive, c_stream, len(entries), c_args)
@@ -310,7 +302,7 @@ def _expected_desc(primitive: Executable | None, index: int) -> MemoryDesc | Non
     if lib.dnnl_primitive_get_primitive_desc(handle, pd):
         return None
     md = lib.dnnl_primitive_desc_query_md(pd[0], lib.dnnl_query_exec_arg_md, index)
-    return None if md == _NULL else MemoryDesc._of(md)
+    return None if md == _NULL else desc_of(md)
 
 
 def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
@@ -364,7 +356,7 @@ workspace_origins: weakref.WeakKeyDictionary[Memory, WorkspaceOrigin] = weakref.
 
 def _query_md(pd: CData, query: int) -> MemoryDesc | None:
     md = lib.dnnl_primitive_desc_query_md(pd, query, 0)
-    return None if md == _NULL or not lib.dnnl_memory_desc_get_size(md) else MemoryDesc._of(md)
+    return None if md == _NULL or not lib.dnnl_memory_desc_get_size(md) else desc_of(md)
 
 
 def _query(pd: CData, query: int, ctype: str) -> Any:
@@ -385,7 +377,7 @@ def forward_signature(pd: CData) -> tuple[object, ...]:
     src = _query_md(pd, lib.dnnl_query_src_md)
     for query in (lib.dnnl_query_src_md, lib.dnnl_query_dst_md, lib.dnnl_query_workspace_md):
         desc = src if query == lib.dnnl_query_src_md else _query_md(pd, query)
-        found.append(None if desc is None else desc._layout)
+        found.append(None if desc is None else layout_key(desc))
     spatial = max(src.ndim - 2, 0) if src is not None else 0
     for query in (lib.dnnl_query_strides, lib.dnnl_query_kernel, lib.dnnl_query_dilations,
                   lib.dnnl_query_padding_l, lib.dnnl_query_padding_r):
@@ -515,9 +507,9 @@ def _explain(
     if not isinstance(error, InvalidArgumentsError):
         return error  # a missing function, a runtime failure: nothing to explain
     engine = stream.engine
-    if runtime is not None and engine._runtime != runtime:
+    if runtime is not None and runtime_of(engine) != runtime:
         detail = (
-            f"stream: a stream of {ENGINE_NAMES[engine._runtime]}; "
+            f"stream: a stream of {ENGINE_NAMES[runtime_of(engine)]}; "
             f"it needs a stream of {ENGINE_NAMES[runtime]}"
         )
         return status_error(status, name, detail)
@@ -585,7 +577,7 @@ class BoundExecution:
             (when made by ``Primitive.bind``).
     """
 
-    __slots__ = ("_primitive", "_stream", "_sid", "_objects", "_pending", "_memories", "_over_arrays",
+    __slots__ = ("_primitive", "_stream", "_ledger", "_objects", "_pending", "_memories", "_over_arrays",
                  "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
@@ -607,18 +599,19 @@ class BoundExecution:
         self._c_call, = captured
         self._c_call_and_wait = (_NULL, _NULL, *self._c_call)
         memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
-        self._primitive, self._stream, self._sid = primitive, stream, id(stream)
+        self._primitive, self._stream = primitive, stream
+        self._ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
         self._memories = tuple(memories)
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
         self._call, self._call_and_wait, self._name, self._args = call, call_and_wait, name, args
         # Memories over pyopencl Arrays on an OpenCL stream: each execute orders itself with the
         # Arrays' events as they are then, so it takes submit's path (see _unchanged).
-        self._over_arrays = bool(array_types) and stream.engine._runtime == "ocl" \
+        self._over_arrays = bool(array_types) and runtime_of(stream.engine) == "ocl" \
             and bool(arrays_behind(args.items(), array_types[0]))
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
-            obj._users[key] = True
+            obj._depend(key)  # a binding is a user of its handles (see _owned)
         self._key = key
 
     def close(self) -> None:
@@ -627,7 +620,7 @@ class BoundExecution:
 
         Raises nothing: waits for an execute with its wait under way in another thread.
         """
-        with self._stream._lock:  # never during an execute with its wait, which relies on them
+        with self._ledger.lock:  # never during an execute with its wait, which relies on them
             key, self._key = self._key, None
         self._let_go(key)
 
@@ -663,15 +656,15 @@ class BoundExecution:
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
-        stream = self._stream
-        lock = stream._lock
+        stream, ledger = self._stream, self._ledger
+        lock = ledger.lock
         lock.acquire()
         try:
             if self._key is None:
                 raise ClosedObjectError("bound: this BoundExecution is closed")
             c_stream = stream._handle
             if wait:  # the loop users run: kept in this one function, with the least Python work
-                if c_stream is None or stream._pending or stream._events or stream._deps or _stream.admission:
+                if c_stream is None or not ledger.idle or _stream.admission:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
                 if _shared.changes != self._checked and not self._unchanged():
                     return self._unlocked(self._submit_then_wait)
@@ -690,14 +683,11 @@ class BoundExecution:
                     in_flight = False
                 finally:
                     if in_flight:
-                        self._register(stream)
+                        ledger.register_all(self._pending, ledger.epoch)
                 return
-            if c_stream is None or stream._events or _stream.admission:
+            if c_stream is None or ledger.events or _stream.admission:
                 return self._submit_checked()
-            sid, epoch = self._sid, stream._epoch
-            for obj in self._objects:  # registered first, then read: see _owned
-                obj._users[sid] = epoch
-            stream._pending.update(self._pending)
+            ledger.register_all(self._pending, ledger.epoch)  # registered first, then read: see _inflight
             if _shared.changes != self._checked and not self._unchanged():  # read after registering
                 return self._submit_checked()
             status = self._call(*self._c_call)
@@ -724,16 +714,9 @@ class BoundExecution:
         self._checked = changes
         return True
 
-    def _register(self, stream: Stream) -> None:
-        """Register the work as in flight on ``stream``, as ``execute()`` does (inlined there). Holds the lock."""
-        sid, epoch = self._sid, stream._epoch
-        for obj in self._objects:
-            obj._users[sid] = epoch
-        stream._pending.update(self._pending)
-
     def _unlocked(self, call: Callable[[], None]) -> None:
         """``call()`` with the stream's lock released (it takes what it needs). Holds the lock."""
-        lock = self._stream._lock
+        lock = self._ledger.lock
         lock.release()
         try:
             call()

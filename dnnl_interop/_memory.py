@@ -28,12 +28,13 @@ from ._buffers import (
     host_buffer,
     refuse_allocate,
 )
-from ._engine import Engine, engine_of, explain_runtime, optional_engine
+from ._engine import Engine, engine_of, explain_runtime, optional_engine, runtime_of
 from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
+from ._inflight import lock_every_stream
 from ._library import check, checked, status_error
-from ._memory_desc import RUNTIME_DIM, MemoryDesc
-from ._owned import Adoption, Owned, foreign_pointer, using
+from ._memory_desc import RUNTIME_DIM, MemoryDesc, desc_of
+from ._owned import Adoption, Owned, finish_work, foreign_pointer, new_out, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -107,7 +108,7 @@ class Memory(Owned):
 
     def __init__(self, desc: MemoryDesc, engine: Engine, buffer: object = MEMORY_ALLOCATE) -> None:
         self._refuse_reinit()
-        runtime = engine._runtime if isinstance(engine, Engine) else "native"
+        runtime = runtime_of(engine) if isinstance(engine, Engine) else "native"
         _refuse_any(desc, _CREATE_NAMES[runtime])
         if runtime == "ocl":  # this SYCL build's dnnl_memory_create refuses OpenCL engines
             _create_ocl(self, desc, engine, OCL_BUFFER, buffer)
@@ -150,7 +151,7 @@ class Memory(Owned):
         """
         if not isinstance(engine, Engine):
             raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
-        runtime = engine._runtime
+        runtime = runtime_of(engine)
         pyopencl_arrays = sys.modules.get("pyopencl.array")
         if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
             if runtime != "ocl":
@@ -220,7 +221,7 @@ class Memory(Owned):
             its_engine = engine_of(c_engine[0], engine, "the memory")
             md = ffi.new("const_dnnl_memory_desc_t *")
             check(lib.dnnl_memory_get_memory_desc(pointer, md), "dnnl_memory_get_memory_desc")
-            own = MemoryDesc._of(md[0])
+            own = desc_of(md[0])
             if desc is None:
                 desc = own
             elif desc.size != own.size:
@@ -296,7 +297,7 @@ class Memory(Owned):
         self._refuse_while_viewed()
         desc = self.desc
         size, data_type, layout = self._size, desc.data_type, layout_of(desc)
-        runtime = self.engine._runtime
+        runtime = runtime_of(self.engine)
         if runtime == "native":
             pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
         else:  # a USM pointer (Level Zero, OpenCL USM, SYCL USM) or a cl_mem (OpenCL buffer memory)
@@ -310,7 +311,7 @@ class Memory(Owned):
         )
 
     def _refuse_while_viewed(self) -> None:
-        if any(isinstance(key, tuple) and key[0] == "view" for key in list(self._users)):
+        if self._views:
             raise ValueError("buffer: numpy views of the current buffer exist; drop them first")
 
     def _ocl_kind(self) -> int:
@@ -341,38 +342,36 @@ class Memory(Owned):
         self._finish_work()
         shared = self._shared
         with shared.repoint_lock, using((self, Memory, "memory")) as c_memory:
-            locked: list[Stream] = []
             executable = self._executable
-            try:
-                # Every stream's lock, new streams included until none appears:
-                # no submission is in a C call from here on. Submissions that
-                # come later find the memory refusing work (see _execution).
-                while True:
-                    new = sorted((s for s in list(shared.streams.values())
-                                  if isinstance(s, Stream) and s not in locked), key=id)
-                    if not new:
-                        break
-                    for stream in new:
-                        stream._lock.acquire()
-                        locked.append(stream)
-                    self._executable, self._repointing = None, True
-                    shared.changed()
-                # Work submitted on the memory since the wait above: finished too.
-                busy = [(s, s._handle) for s in locked if id(s) in self._users and s._handle is not None]
-                for _, c_stream in busy:
-                    check(lib.dnnl_stream_wait(c_stream), "dnnl_stream_wait")
-                old = self._keep[2] if len(self._keep) > 2 else None
-                check(call(c_memory), name)
-                self._use_data(pointers, kept)
-                executable = self._executable
-                for stream, _ in busy:  # let go of at its next wait, with that work
-                    stream._deps.append((stream._epoch, old))
+
+            def refuse_work() -> None:  # submissions that come later find the memory refusing work
+                self._executable, self._repointing = None, True
+                shared.changed()
+
+            try:  # an interruption while locking: the memory is restored all the same
+                # Every stream's lock: no submission is in a C call from here on.
+                with lock_every_stream(refuse_work) as ledgers:
+                    try:
+                        # Work submitted on the memory since the wait above: finished too.
+                        busy = [(ledger, stream) for ledger in ledgers if ledger.sid in self._in_flight
+                                and isinstance(stream := ledger.stream(), Stream) and not stream.closed]
+                        for _, stream in busy:
+                            check(lib.dnnl_stream_wait(stream.handle), "dnnl_stream_wait")
+                        old = self._keep[2] if len(self._keep) > 2 else None
+                        check(call(c_memory), name)
+                        self._use_data(pointers, kept)
+                        executable = self._executable
+                        for ledger, _ in busy:  # let go of at its next wait, with that work
+                            ledger.keep_until_next_wait(old)
+                    finally:  # before the locks are let go: no submission sees the switch half done
+                        if self._handle is not None:
+                            self._executable = executable
+                        self._repointing = False
             finally:
-                if self._handle is not None:
-                    self._executable = executable
-                self._repointing = False
-                for stream in locked:
-                    stream._lock.release()
+                if self._repointing:
+                    if self._handle is not None:
+                        self._executable = executable
+                    self._repointing = False
 
     def mapped(self) -> _Mapped:
         """``with memory.mapped() as array:`` the data as a numpy array, mapped
@@ -463,7 +462,7 @@ class Memory(Owned):
         """
         import numpy
 
-        if self.engine._runtime != "native":
+        if runtime_of(self.engine) != "native":
             raise TypeError(
                 "memory: not host memory (an OpenCL or Level Zero engine); read it with "
                 "memory.mapped() or through the runtime (ocl.as_array, pyopencl)"
@@ -595,9 +594,9 @@ class _HostView:
             raise TypeError(f"expected a dnnl_interop.Memory, got {type(memory).__name__}")
         desc = memory.desc
         dtype, strides = _numpy_layout(desc)
-        self._memory, self._key = memory, ("view", next(Owned._shared.call_keys))
+        self._memory, self._key = memory, ("view", next(shared.call_keys))
         with using((memory, Memory, "memory")):
-            memory._use(self._key)
+            memory._add_view(self._key)
             address = memory.data_handle
         if not address and memory._size:  # an empty memory needs no buffer: its view has no element
             memory._release(self._key)
@@ -643,11 +642,11 @@ class _Mapped:
         dtype, strides = _numpy_layout(desc)
         if memory._executable is None and not memory.closed:
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
-        memory._finish_work()
-        key = ("view", next(Owned._shared.call_keys))
+        finish_work(memory)
+        key = ("view", next(shared.call_keys))
         out = ffi.new("void **")
         with using((memory, Memory, "memory")) as handle:
-            memory._use(key)
+            memory._add_view(key)
             status = lib.dnnl_memory_map_data(handle, out)
             if status:
                 memory._release(key)
@@ -675,7 +674,7 @@ class _Mapped:
             return
         copy, self._copy, self._pointer = self._copy, None, None
         try:
-            memory._finish_work()  # work submitted in the block, before the write-back
+            finish_work(memory)  # work submitted in the block, before the write-back
             if copy is not None:
                 block, array = copy
                 if block.nbytes:
@@ -720,7 +719,7 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
     data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
     layout = layout_of(desc) if isinstance(desc, MemoryDesc) else None
     pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
-    out = Memory._new_out()
+    out = new_out(Memory)
     with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
         memory._adopt(out[0], keep=(desc, engine, kept))
@@ -777,7 +776,7 @@ def _create_device(
     *extra: object,
 ) -> None:
     """``create(out, md, engine, *extra)`` makes ``memory`` over ``pointers``."""
-    out = Memory._new_out()
+    out = new_out(Memory)
     with explain_runtime(runtime, (engine, "engine")), \
             using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         check(create(out, md, c_engine, *extra), name)
@@ -849,7 +848,7 @@ def memory_over(
         except ValueError as error:
             raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
     pointer = _KeptPointer(address, kept)
-    runtime = engine._runtime
+    runtime = runtime_of(engine)
     if runtime == "native":
         memory = Memory(desc, engine, pointer)
     elif runtime == "ze":
@@ -877,7 +876,7 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x", interf
     """
     if not isinstance(engine, Engine):
         raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
-    if engine._runtime == "native":
+    if runtime_of(engine) == "native":
         raise BufferError(
             "engine: USM data is memory of a SYCL, OpenCL or Level Zero engine, not of the CPU engine "
             "(sycl.make_engine(queue.sycl_device, queue.sycl_context) makes one on the array's device)"

@@ -128,7 +128,7 @@ class MemoryDesc(Owned):
         made (a primitive descriptor's, a memory's): nothing of it is kept."""
         out = cls._new_out()
         check(lib.dnnl_memory_desc_clone(out, md), "dnnl_memory_desc_clone")
-        desc = cls.__new__(cls)
+        desc: MemoryDesc = cls.__new__(cls)
         desc._adopt(out[0])
         desc._read()
         return desc
@@ -340,7 +340,7 @@ class MemoryDesc(Owned):
 
     def __copy__(self) -> MemoryDesc:
         with using((self, MemoryDesc, "desc")) as md:
-            copy = MemoryDesc._of(md)
+            copy: MemoryDesc = desc_of(md)
         copy._tag = self.tag
         return copy
 
@@ -369,6 +369,17 @@ class MemoryDesc(Owned):
             "(" + ", ".join("RUNTIME_DIM" if d == RUNTIME_DIM else str(d) for d in self._shape) + \
             ("," if len(self._shape) == 1 else "") + ")"
         return f"MemoryDesc({shape}, {self._data_type.name.lower()}, {layout}{closed})"
+
+
+def desc_of(md: CData) -> MemoryDesc:
+    """A MemoryDesc of its own over a copy of ``md``, a descriptor oneDNN made."""
+    return MemoryDesc._of(md)  # noqa: SLF001 - the package's door to MemoryDesc's constructor from C
+
+
+def layout_key(desc: MemoryDesc) -> tuple[object, ...]:
+    """``desc``'s layout key: (data type, shape, layout...), one object per layout, so that
+    equal layouts compare by identity first (execute's fast path)."""
+    return desc._layout  # noqa: SLF001 - the package's door to a descriptor's layout key
 
 
 def _desc_from_strides(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...]) -> MemoryDesc:

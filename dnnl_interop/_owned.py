@@ -1,15 +1,19 @@
 """Objects that own one oneDNN handle, and when that handle may be destroyed.
 
 A handle is destroyed exactly once, and never while something still uses it.
-What uses it are the object's *users*:
+What uses it are the object's *users*, one named field for each kind:
 
-* work submitted to a stream and not yet waited for: execution is
+* ``_in_flight``: work submitted to a stream and not yet known finished
+  (stream id -> the epoch of its latest submission): execution is
   asynchronous, so a primitive and its memories are in use until the stream
-  is known to be done with them (``Stream.wait``, or the stream's close);
-* another handle that needs it: a oneDNN stream does not retain its engine;
-* a binding (``Primitive.bind``), which holds its primitive's and memories'
+  is known to be done with them. Only the in-flight ledger (``_inflight``)
+  writes it;
+* ``_dependents``: another handle that needs it (a oneDNN stream does not
+  retain its engine, a primitive its engine or hint, a borrower its holder),
+  or a binding (``Primitive.bind``), which holds its primitive's and memories'
   handles until it lets go, so that an execute with its wait registers nothing;
-* a C call in progress, possibly in another thread.
+* ``_views``: numpy views, mappings and DLPack tensors of a memory's buffer;
+* ``_calls``: a C call in progress, possibly in another thread.
 
 ``close()`` marks the object closed at once (using it afterwards raises
 :class:`ClosedObjectError`) and destroys the handle then or, if users remain,
@@ -31,7 +35,7 @@ Locks: one discipline for submitting, re-pointing and closing.
   engine under it, and checks there that the engine is still open; an
   engine closes under it before it closes its streams: a stream made while
   its engine closes is refused or closed by it, never left open.
-* Each stream's ``_lock`` is held by a submission (registering what the
+* Each stream's lock (its ledger's, see ``_inflight``) is held by a submission (registering what the
   work uses, the C execute call, then tracking its event or a marker after
   it: see ``_stream``), by the bookkeeping of a wait, by the
   stream's close, and throughout a bound execute with its wait
@@ -60,7 +64,7 @@ import itertools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, SupportsIndex, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, SupportsIndex, TypeVar, cast
 
 from ._ffi import ffi
 from ._handles import address_of, handle_name, required_handle
@@ -112,6 +116,7 @@ class _Shared:
 
 
 _shared = _Shared()
+shared = _shared  # what other modules of the package reach: the one _Shared of the process
 
 
 def live_objects() -> int:
@@ -130,7 +135,7 @@ def _close_finalized(shared: _Shared) -> None:
             obj = shared.finalized.popleft()
         except IndexError:
             return
-        obj._close_handle(finalizing=True)
+        obj._close_handle(finalizing=True)  # noqa: SLF001 - a friend in Owned's own module
 
 
 def holder_of(address: int) -> tuple[bool, Owned | None]:
@@ -149,7 +154,8 @@ def holder_of(address: int) -> tuple[bool, Owned | None]:
 class Owned:
     """Base class: one oneDNN handle, destroyed once, after its last user."""
 
-    __slots__ = ("_handle", "_keep", "_users", "_holds", "_borrowed", "__weakref__")
+    __slots__ = ("_handle", "_keep", "_in_flight", "_dependents", "_views", "_calls", "_holds", "_borrowed",
+                 "__weakref__")
     _ctype = "void *"
     # The C destroy function (a lib function of one handle), set by each subclass.
     _destroy: ClassVar[Callable[..., int] | None] = None
@@ -157,7 +163,10 @@ class Owned:
     _shared = _shared
     _handle: CData | None
     _keep: tuple[Any, ...]  # what the handle needs: each subclass knows the types at each index
-    _users: dict[object, int]  # user -> the epoch of its latest use (streams), or True (calls)
+    _in_flight: dict[int, int]  # stream id -> the epoch of its latest submission using the handle
+    _dependents: set[object]  # keys of other handles and bindings that need this one
+    _views: set[object]  # keys of the views of a memory's buffer
+    _calls: set[object]  # keys of the C calls in progress
     _holds: tuple[tuple[Owned, object], ...]
     _borrowed: bool  # set by from_handle(..., owned=False), before _adopt
 
@@ -165,14 +174,17 @@ class Owned:
 
     def _refuse_reinit(self) -> None:
         """Called first by ``__init__``: a second ``__init__`` would leak a handle."""
-        if hasattr(self, "_users"):
+        if hasattr(self, "_calls"):
             raise RuntimeError(f"this {type(self).__name__} is already initialised")
 
     def _adopt(self, handle: CData, keep: tuple[Any, ...] = ()) -> None:
         """Take ownership of ``handle``, just returned by a C create function."""
         self._handle = handle
         self._keep = keep
-        self._users = {}
+        self._in_flight = {}
+        self._dependents = set()
+        self._views = set()
+        self._calls = set()
         self._holds = ()  # (owner, key): uses of other handles, ended when this one is destroyed
         shared = self._shared
         with shared.lock:
@@ -188,9 +200,9 @@ class Owned:
     @classmethod
     def _from_handle(cls: type[_O], handle: CData, keep: tuple[Any, ...] = ()) -> _O:
         """Wrap a handle created elsewhere (an interop create function)."""
-        obj = cls.__new__(cls)
+        obj: Owned = cls.__new__(cls)
         obj._adopt(handle, keep)
-        return obj
+        return cast(_O, obj)
 
     @classmethod
     def _new_out(cls) -> CData:
@@ -238,14 +250,28 @@ class Owned:
         return keep[index]
 
     def _use(self, key: object) -> None:
-        """Register ``key`` as a user. Read the handle only after this."""
-        self._users[key] = True
+        """Register ``key``, a C call, as a user. Read the handle only after this."""
+        self._calls.add(key)
+
+    def _depend(self, key: object) -> None:
+        """Register ``key``, another handle or a binding that needs this one, as a user."""
+        self._dependents.add(key)
+
+    def _add_view(self, key: object) -> None:
+        """Register ``key``, a view of the buffer (numpy, a mapping, DLPack), as a user."""
+        self._views.add(key)
+
+    def _idle(self) -> bool:
+        """Whether nothing uses the handle (it can be destroyed once closed)."""
+        return not (self._in_flight or self._calls or self._dependents or self._views)
 
     def _release(self, key: object) -> None:
-        """``key`` no longer uses the handle: destroy it if it was closed meanwhile."""
-        users = self._users
-        users.pop(key, None)
-        if not users and id(self) in self._shared.deferred:
+        """``key`` (a call, a dependent or a view) no longer uses the handle: destroy it if it
+        was closed meanwhile."""
+        self._calls.discard(key)
+        self._dependents.discard(key)
+        self._views.discard(key)
+        if id(self) in self._shared.deferred and self._idle():
             self._claim()
 
     def _claim(self) -> None:
@@ -272,8 +298,8 @@ class Owned:
     def _finish_work(self) -> None:
         """Wait for every stream that has submitted work using this object."""
         streams = self._shared.streams
-        for key in list(getattr(self, "_users", ())):
-            stream = streams.get(key) if isinstance(key, int) and key > 0 else None
+        for key in list(getattr(self, "_in_flight", ())):
+            stream = streams.get(key)
             if stream is not None and stream is not self:  # type: ignore[comparison-overlap]  # a Stream is Owned
                 stream.wait()
 
@@ -298,7 +324,7 @@ class Owned:
             shared.deferred[id(self)] = (self, handle)
         finally:
             shared.lock.release()
-        if not self._users:
+        if self._idle():
             self._claim()
 
     def _on_close(self) -> None:
@@ -307,7 +333,7 @@ class Owned:
     def _destroy_handle(self, handle: CData) -> None:
         shared = self._shared
         try:
-            destroy = type(self)._destroy
+            destroy = self._destroy  # a C function: never bound as a method
             if destroy is not None and not getattr(self, "_borrowed", False):
                 check(destroy(handle), self._destroy_name)
         finally:
@@ -318,8 +344,31 @@ class Owned:
                 if entry is not None and entry[0] == id(self):
                     del shared.holders[address]
             holds, self._holds, self._keep = self._holds, (), ()
-            for owner, key in holds:
-                owner._release(key)
+            for hold in holds:
+                owner: Owned = hold[0]
+                owner._release(hold[1])
+
+    def _hold(self, other: Owned, key: object) -> None:
+        """This handle needs ``other``'s: ``other`` is kept, as a user keyed ``key``, until
+        this one is destroyed."""
+        other._depend(key)
+        self._holds += ((other, key),)
+
+    def _enter_call(self, key: object, what: str) -> CData:
+        """Register ``key``, a C call about to use the handle, and give the handle
+        (ClosedObjectError naming ``what`` if closed): see :class:`using`."""
+        if getattr(self, "_calls", None) is None:  # made with __new__ only: never opened
+            raise ClosedObjectError(f"{what}: this {type(self).__name__} is closed")
+        self._use(key)
+        handle = self._handle
+        if handle is None:
+            raise self._closed_error(what)
+        return handle
+
+    def _leave_call(self, key: object) -> None:
+        """The C call keyed ``key`` is over (see :class:`using`)."""
+        if getattr(self, "_calls", None) is not None:
+            self._release(key)
 
     def __enter__(self: _O) -> _O:
         _ = self.handle  # refuse to enter a closed object
@@ -362,6 +411,18 @@ class Owned:
         )
 
 
+def finish_work(obj: Owned) -> None:
+    """Wait for every stream that has submitted work using ``obj`` (a view of a memory's
+    data, a re-pointing or a close must not see work in flight)."""
+    if getattr(obj, "_in_flight", None):  # unset on an object never set up
+        obj._finish_work()  # noqa: SLF001 - the package's door to an object's pending work
+
+
+def new_out(cls: type[Owned]) -> CData:
+    """A fresh ``T *`` for a C create function of ``cls``'s handle type to write into."""
+    return cls._new_out()
+
+
 class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     """Context manager: the handles of owned objects, kept valid for a C call.
 
@@ -375,7 +436,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     __slots__ = ("_objects", "_key")
 
     def __init__(self, *specs: tuple[object, type[Owned], str]) -> None:
-        self._key = -next(Owned._shared.call_keys)
+        self._key = -next(_shared.call_keys)
         objects: list[tuple[Owned, str]] = []
         for obj, cls, what in specs:
             if not isinstance(obj, cls):
@@ -390,13 +451,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
         handles: list[CData] = []
         try:
             for obj, what in self._objects:
-                if getattr(obj, "_users", None) is None:  # made with __new__ only: never opened
-                    raise ClosedObjectError(f"{what}: this {type(obj).__name__} is closed")
-                obj._use(key)
-                handle = obj._handle
-                if handle is None:
-                    raise obj._closed_error(what)
-                handles.append(handle)
+                handles.append(obj._enter_call(key, what))  # noqa: SLF001 - a friend in Owned's own module
         except BaseException:
             self.__exit__()
             raise
@@ -405,8 +460,7 @@ class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     def __exit__(self, *exc_info: object) -> None:
         key = self._key
         for obj, _ in self._objects:
-            if getattr(obj, "_users", None) is not None:
-                obj._release(key)
+            obj._leave_call(key)  # noqa: SLF001 - a friend in Owned's own module
 
 
 # --- handles made elsewhere ------------------------------------------------------
@@ -442,11 +496,11 @@ class Adoption:
     def __init__(self, cls: type[Owned], pointer: CData, owned: bool, what: str) -> None:
         self._address, self._owned, self._what = address_of(pointer), owned, what
         self._holder: Owned | None = None
-        self._key = ("borrowed", next(Owned._shared.call_keys))
-        with Owned._shared.lock:
+        self._key = ("borrowed", next(_shared.call_keys))
+        with _shared.lock:
             holder = self._holder_of(cls)
             if holder is not None:
-                holder._use(self._key)
+                holder._depend(self._key)  # noqa: SLF001 - a friend in Owned's own module
                 self._holder = holder
 
     def _holder_of(self, cls: type[Owned]) -> Owned | None:
@@ -474,19 +528,19 @@ class Adoption:
         """Nothing was made: let the holder go."""
         holder, self._holder = self._holder, None
         if holder is not None:
-            holder._release(self._key)
+            holder._release(self._key)  # noqa: SLF001 - a friend in Owned's own module
 
     def finish(self, cls: type[_O], adopt: Callable[[_O], None]) -> _O:
         """A new ``cls`` that ``adopt`` sets up over the handle, owned or borrowed."""
         obj = cls.__new__(cls)
-        obj._borrowed = not self._owned
+        obj._borrowed = not self._owned  # noqa: SLF001 - a friend in Owned's own module
         try:
-            with Owned._shared.lock:
+            with _shared.lock:
                 if self._owned:
                     self._holder_of(cls)  # another thread may have taken it over meanwhile
                 adopt(obj)
                 if self._holder is not None:
-                    obj._holds += ((self._holder, self._key),)
+                    obj._hold(self._holder, self._key)  # noqa: SLF001 - a friend in Owned's own module
                     self._holder = None
         except BaseException:
             self.cancel()

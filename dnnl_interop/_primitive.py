@@ -23,8 +23,8 @@ from ._ffi import ffi, lib
 from ._handles import as_bytes
 from ._library import check, checked, has_function, status_error
 from ._memory import Memory
-from ._memory_desc import MemoryDesc
-from ._owned import Adoption, Owned, foreign_pointer, using
+from ._memory_desc import MemoryDesc, desc_of, layout_key
+from ._owned import Adoption, Owned, foreign_pointer, new_out, using
 from ._refusals import data_type_reason
 from ._runtime_dims import RUNTIME_DIM, has_runtime_dims
 from ._sized import query_then_fill
@@ -271,7 +271,7 @@ def _hold_handles(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, objec
     for held in keep:
         if isinstance(held, (Engine, PrimitiveDesc)) and all(held is not other for other, _ in holds):
             key = (_HELD_BY, id(obj))
-            held._use(key)
+            held._depend(key)
             holds.append((held, key))
     return tuple(holds)
 
@@ -326,7 +326,7 @@ def create_reorder(
     ]
     if attr is not None:
         specs.append((attr, PrimitiveAttr, "attr"))
-    out = PrimitiveDesc._new_out()
+    out = new_out(PrimitiveDesc)
     started = time.perf_counter()
     with using(*specs) as handles:
         src_md, c_src_engine, dst_md, c_dst_engine = handles[:4]
@@ -335,7 +335,7 @@ def create_reorder(
             known = (
                 {lib.DNNL_ARG_FROM: checked(lib.dnnl_memory_desc_get_size(src_md), "dnnl_memory_desc_get_size"),
                  lib.DNNL_ARG_TO: checked(lib.dnnl_memory_desc_get_size(dst_md), "dnnl_memory_desc_get_size")},
-                {lib.DNNL_ARG_FROM: src_desc._layout, lib.DNNL_ARG_TO: dst_desc._layout},
+                {lib.DNNL_ARG_FROM: layout_key(src_desc), lib.DNNL_ARG_TO: layout_key(dst_desc)},
             )
         c_attr = handles[4] if attr is not None else ffi.NULL
         status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_src_engine, dst_md, c_dst_engine, c_attr)
@@ -650,7 +650,7 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
             check(lib.dnnl_primitive_desc_query(pd, int(what), index, md), "dnnl_primitive_desc_query")
             if md[0] == ffi.NULL or (lib.dnnl_memory_desc_get_size(md[0]) == 0 and _ndims(md[0]) == 0):
                 return None
-            return MemoryDesc._of(md[0])
+            return desc_of(md[0])
 
     def src_desc(self, index: int = 0) -> MemoryDesc | None:
         """The source descriptor ``index`` (``pd.src_desc()`` in C++): oneDNN's choice for "any".
@@ -818,7 +818,7 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
             DnnlError: oneDNN fails otherwise.
         """
         with _locked(self) as pd:
-            held = sum(1 for key in list(self._users) if isinstance(key, tuple) and key[0] == _HELD_BY)
+            held = sum(1 for key in list(self._dependents) if isinstance(key, tuple) and key[0] == _HELD_BY)
             if held:
                 raise ValueError(
                     f"desc: this descriptor is the hint_fwd_pd of {held} backward descriptor(s) or primitive(s) "
@@ -951,10 +951,10 @@ def _exec_args(
         if md[0] != ffi.NULL:
             size = checked(lib.dnnl_memory_desc_get_size(md[0]), "dnnl_memory_desc_get_size")
             if size:
-                desc = MemoryDesc._of(md[0])
+                desc = desc_of(md[0])
                 # Runtime dimensions: no size until execute; the memory's own descriptor sizes it.
-                sizes[index] = 0 if has_runtime_dims(desc._layout) else size
-                layouts[index] = desc._layout
+                sizes[index] = 0 if has_runtime_dims(layout_key(desc)) else size
+                layouts[index] = layout_key(desc)
                 desc.close()
     for index, mask in prelu_masks.items():
         _prelu_weights(pd, index, mask, sizes, layouts)
@@ -1045,8 +1045,8 @@ def _prelu_weights(
         return
     shape = tuple(d if mask >> i & 1 else 1 for i, d in enumerate(found[0][0][0:n]))
     with MemoryDesc(shape, DataType.F32, PRELU_TAGS[n]) as weights:
-        sizes[index] = 0 if has_runtime_dims(weights._layout) else weights.size
-        layouts[index] = weights._layout
+        sizes[index] = 0 if has_runtime_dims(layout_key(weights)) else weights.size
+        layouts[index] = layout_key(weights)
 
 
 def _cache_blob_error(status: int, name: str) -> Exception:
@@ -1064,7 +1064,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         blob = as_bytes(cache_blob, "cache_blob")
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
-    out = Primitive._new_out()
+    out = new_out(Primitive)
     with use as pd, desc._impl_lock:  # the implementation made is the one whose layouts are copied
         started = time.perf_counter()
         if cache_blob is None:
@@ -1095,7 +1095,7 @@ def _user_scratchpad(pd: CData) -> MemoryDesc | None:
     check(lib.dnnl_primitive_desc_query(pd, lib.dnnl_query_scratchpad_md, 0, md), "dnnl_primitive_desc_query")
     if md[0] == ffi.NULL or not lib.dnnl_memory_desc_get_size(md[0]):
         return None
-    return MemoryDesc._of(md[0])
+    return desc_of(md[0])
 
 
 def _primitive_cache_blob(primitive: Primitive) -> bytes:
@@ -1140,7 +1140,7 @@ def reordered(memory: Memory, desc: MemoryDesc, stream: Stream) -> Memory:
         raise TypeError(f"stream: expected a dnnl_interop.Stream, got {type(stream).__name__}")
     with using((memory, Memory, "memory"), (desc, MemoryDesc, "desc"), (stream, Stream, "stream")):
         given = memory.desc  # a closed argument is refused by its name first
-        if given._layout is desc._layout or given == desc:
+        if layout_key(given) is layout_key(desc) or given == desc:
             return memory
     if (given.shape, given.data_type) != (desc.shape, desc.data_type):
         raise ValueError(

@@ -28,7 +28,7 @@ from ._handles import address_of, check_address
 from ._library import check
 from ._memory import DEVICE_CREATORS, Memory, memory_handles, usm_interface
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import new_out, using
 from ._sycl_runtime import USM_UNKNOWN, describe_context, usm_kind
 from ._validate import data_type
 
@@ -172,7 +172,7 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, wha
 def _create(
     memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, pointers: list[CData], keep: object, is_list: bool
 ) -> None:
-    out = Memory._new_out()
+    out = new_out(Memory)
     with explain_runtime("sycl", (engine, "engine")), \
             using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
         if is_list:
@@ -217,7 +217,7 @@ def oneapi_engine(device_id: int, what: str) -> Engine:
             raise BufferError(f"{what}: kDLOneAPI device {device_id}, and SYCL lists {len(devices)} device(s)")
         device = devices[device_id]
         context = device.sycl_platform.default_context
-        out = Engine._new_out()
+        out = new_out(Engine)
         check(lib.dnnl_sycl_interop_engine_create(out, ffi.cast("void *", device.addressof_ref()),
                                                   ffi.cast("void *", context.addressof_ref())),
               "dnnl_sycl_interop_engine_create")

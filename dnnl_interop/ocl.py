@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ._array_events import OclExecute
 from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
-from ._engine import Engine, explain_runtime
+from ._engine import Engine, explain_runtime, runtime_of
 from ._engine_blob import check_engine_cache_blob
 from ._enum_type import EnumType
 from ._execution import submit
@@ -33,7 +33,7 @@ from ._interop import get_address
 from ._library import check, status_error
 from ._memory import OCL_BUFFER, OCL_USM, Memory, make_ocl_memory
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import finish_work, new_out, using
 from ._primitive import Primitive
 from ._runtime import check_ocl_context, library_version, ocl_context, ocl_engine_blob_id
 from ._sized import query_then_fill
@@ -144,7 +144,7 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    out = Engine._new_out()
+    out = new_out(Engine)
     try:
         dev = required_handle(device, _CL_DEVICE, "device")
     except TypeError as exc:
@@ -248,7 +248,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
             function.
     """
     c_queue = required_handle(queue, _CL_QUEUE, "queue")
-    out = Stream._new_out()
+    out = new_out(Stream)
     with explain_runtime("ocl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_ocl_interop_stream_create(out, c_engine, c_queue), "dnnl_ocl_interop_stream_create")
         return Stream._made(out[0], keep=(engine, queue))
@@ -413,7 +413,7 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
     if not isinstance(queue, cl.CommandQueue):
         raise TypeError(f"queue: expected a pyopencl.CommandQueue, got {type_name(queue)}")
     with using((memory, Memory, "memory")):  # a Memory, open
-        desc, runtime = memory.desc, memory.engine._runtime
+        desc, runtime = memory.desc, runtime_of(memory.engine)
     if runtime != "ocl":
         raise ValueError("memory: not on an OpenCL engine (ocl.make_memory makes OpenCL memory)")
     dtype, strides = desc.dtype, desc.strides
@@ -426,7 +426,7 @@ def as_array(memory: Memory, queue: object) -> pyopencl.array.Array:
         raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
     if queue.context.int_ptr != buffer.context.int_ptr:
         raise ValueError("queue: of another OpenCL context than the memory's")
-    memory._finish_work()
+    finish_work(memory)
     byte_strides = tuple(s * dtype.itemsize for s in strides)
     return pyopencl.array.Array(queue, desc.shape, dtype, data=buffer, strides=byte_strides)
 

@@ -46,7 +46,7 @@ from ._interop import get_address
 from ._library import check
 from ._memory import Memory
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import new_out, using
 from ._primitive import Primitive
 from ._stream import Stream
 from ._sycl_memory import SYCL_BUFFER, SYCL_USM, make_sycl_memory
@@ -96,7 +96,7 @@ def make_engine(device: object, context: object) -> Engine:
     """
     dev = sycl_pointer(device, "device", "device")
     ctx = sycl_pointer(context, "context", "context")
-    out = Engine._new_out()
+    out = new_out(Engine)
     check(lib.dnnl_sycl_interop_engine_create(out, dev, ctx), "dnnl_sycl_interop_engine_create")
     return Engine._from_handle(out[0], keep=(device, context), runtime="sycl")
 
@@ -163,7 +163,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
             function.
     """
     c_queue = sycl_pointer(queue, "queue", "queue")
-    out = Stream._new_out()
+    out = new_out(Stream)
     with explain_runtime("sycl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_sycl_interop_stream_create(out, c_engine, c_queue), "dnnl_sycl_interop_stream_create")
         return Stream._made(out[0], keep=(engine, queue))

@@ -37,7 +37,7 @@ from ._interop import get_handle
 from ._library import check
 from ._memory import Memory, make_ze_memory
 from ._memory_desc import MemoryDesc
-from ._owned import using
+from ._owned import new_out, using
 from ._primitive import Primitive
 from ._runtime import library_version, ze_engine_blob_id
 from ._sized import query_then_fill
@@ -155,7 +155,7 @@ def make_engine(
     drv = _handle(driver, Driver, "driver")
     dev = _handle(device, Device, "device")
     ctx = _handle(context, Context, "context")
-    out = Engine._new_out()
+    out = new_out(Engine)
     if cache_blob is None:
         check(
             lib.dnnl_ze_interop_engine_create(out, drv, dev, ctx),
@@ -249,7 +249,7 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
     lst = _handle(command_list, CommandList, "command_list")
     if not isinstance(profiling, (bool, int)):
         raise TypeError(f"profiling: expected a bool, got {type(profiling).__name__}")
-    out = Stream._new_out()
+    out = new_out(Stream)
     with explain_runtime("ze", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(
             lib.dnnl_ze_interop_stream_create(out, c_engine, lst, 1 if profiling else 0),

@@ -136,9 +136,9 @@ def test_the_primitive_given_as_its_own_memory_is_refused_and_earlier_work_stays
     with pytest.raises(TypeError, match=r"args\[1\] \(.*?\): expected a dnnl_interop.Memory, got Primitive"):
         primitive.execute(stream, {dnnl.ARG_FROM: primitive, dnnl.ARG_TO: dst})
     # The earlier work still uses the primitive: it stays registered until the wait lets go of it.
-    assert id(stream) in primitive._users and stream._pending[id(primitive)] is primitive
+    assert id(stream) in primitive._in_flight and stream._ledger.pending[id(primitive)] is primitive
     stream.wait()
-    assert stream._pending == {} and not primitive._users
+    assert stream._ledger.pending == {} and primitive._idle()
 
 
 # --- bound.execute(wait=True): execute then wait in one call ---------------------------------
@@ -157,8 +157,9 @@ def test_execute_with_wait_computes_and_leaves_nothing_in_flight(engine, stream)
         a[...] = i
         bound.execute(wait=True)
         assert (out == a.T).all()  # done when it returns
-    assert stream._pending == {}
-    assert src._users == dst._users == primitive._users == {bound._key: True}  # only the binding holds them
+    assert stream._ledger.pending == {}
+    for obj in (src, dst, primitive):  # only the binding holds them
+        assert obj._dependents == {bound._key} and not (obj._in_flight or obj._calls or obj._views)
 
 
 def test_execute_with_wait_is_one_c_call_that_waits_only_after_a_successful_execute():
@@ -198,7 +199,7 @@ def test_execute_with_wait_reports_a_failed_wait_and_keeps_the_work_in_flight(en
     a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
     primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
     bound.execute(wait=True)
-    assert stream._pending == {}
+    assert stream._ledger.pending == {}
     call_and_wait = bound._call_and_wait
 
     def wait_fails(*arguments):  # oneDNN runs the work, then its wait fails
@@ -209,14 +210,14 @@ def test_execute_with_wait_reports_a_failed_wait_and_keeps_the_work_in_flight(en
     with pytest.raises(dnnl.errors.DnnlRuntimeError, match="dnnl_stream_wait"):
         bound.execute(wait=True)
     # Nothing is known finished: the work keeps what it uses until a wait succeeds.
-    assert set(stream._pending.values()) == {primitive, src, dst}
+    assert set(stream._ledger.pending.values()) == {primitive, src, dst}
     stream.wait()
-    assert stream._pending == {} and (out == a.T).all()
+    assert stream._ledger.pending == {} and (out == a.T).all()
 
     bound._call_and_wait = lambda *arguments: dnnl.Status.INVALID_ARGUMENTS  # oneDNN refuses
     with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_primitive_execute"):
         bound.execute(wait=True)
-    assert stream._pending == {}  # a refused execute runs nothing and keeps nothing
+    assert stream._ledger.pending == {}  # a refused execute runs nothing and keeps nothing
 
 
 def test_a_binding_holds_its_handles_until_it_lets_go(engine, stream):
@@ -229,7 +230,7 @@ def test_a_binding_holds_its_handles_until_it_lets_go(engine, stream):
         bound.execute(wait=True)
     stream.wait()  # the refused submission registered what it had checked, as execute does
     bound.close()
-    assert id(src) not in deferred and not dst._users and not primitive._users
+    assert id(src) not in deferred and dst._idle() and primitive._idle()
     with pytest.raises(dnnl.ClosedObjectError, match=r"^bound: this BoundExecution is closed$"):
         bound.execute(wait=True)
     with pytest.raises(dnnl.ClosedObjectError, match=r"^bound: this BoundExecution is closed$"):
@@ -258,7 +259,7 @@ def test_execute_with_wait_also_finishes_and_lets_go_of_earlier_work(engine, str
     primitive.execute(stream, {dnnl.ARG_FROM: earlier, dnnl.ARG_TO: dnnl.Memory(dst.desc, engine, other.T)})
     bound.execute(wait=True)
     assert (other == 5).all() and (out == a.T).all()
-    assert stream._pending == {} and not earlier._users
+    assert stream._ledger.pending == {} and earlier._idle()
 
 
 def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine):
@@ -268,7 +269,7 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     bound.execute(wait=True)
     src.set_data_handle(np.full((2, 3), 7, np.float32))
     bound.execute(wait=True)
-    assert (out == 7).all() and stream._pending == {}
+    assert (out == 7).all() and stream._ledger.pending == {}
     src.set_data_handle(dnnl.MEMORY_NONE)
     with pytest.raises(ValueError, match=r"args\[1\] \(.*?\): the memory has no buffer \(MEMORY_NONE\)"):
         bound.execute(wait=True)
@@ -284,7 +285,8 @@ def test_execute_with_wait_refuses_what_was_closed_and_reads_a_new_buffer(engine
     primitive.close()
     with pytest.raises(dnnl.ClosedObjectError, match="primitive: this Primitive is closed"):
         bound.execute(wait=True)
-    assert dst._users == {bound._key: True}  # a refused call registers nothing: only the binding holds it
+    # a refused call registers nothing: only the binding holds it
+    assert dst._dependents == {bound._key} and not (dst._in_flight or dst._calls or dst._views)
     stream.close()
     with pytest.raises(dnnl.ClosedObjectError, match="stream: this Stream is closed"):
         bound.execute(wait=True)
@@ -325,7 +327,7 @@ def test_a_close_from_another_thread_during_execute_with_wait_waits_for_the_bind
     assert (out == 16 * 9).all()
     stream.wait()
     bound.close()
-    assert id(src) not in _owned.Owned._shared.deferred and not primitive._users
+    assert id(src) not in _owned.Owned._shared.deferred and primitive._idle()
 
 
 def test_threads_mixing_execute_with_wait_and_execute_then_wait_on_one_stream_all_compute(engine, stream):
@@ -356,4 +358,4 @@ def test_threads_mixing_execute_with_wait_and_execute_then_wait_on_one_stream_al
         thread.join()
     assert errors == []
     stream.wait()
-    assert stream._pending == {}
+    assert stream._ledger.pending == {}

@@ -142,7 +142,7 @@ def test_the_export_matrix(engine, max_version, copy, device, is_read_only):
     if outcome == "refused":
         with pytest.raises(BufferError, match="dl_device"):
             memory.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
-        assert not memory._users  # nothing left held
+        assert memory._idle()  # nothing left held
         return
     capsule = memory.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
     versioned = max_version is not None and max_version[0] >= 1
@@ -158,12 +158,12 @@ def test_the_export_matrix(engine, max_version, copy, device, is_read_only):
     np.testing.assert_array_equal(seen, data)
     if outcome == "view":
         assert tensor.data == data.ctypes.data == memory.data_handle  # zero bytes copied
-        assert len(memory._users) == 1  # the tensor holds the memory's buffer
+        assert len(memory._views) == 1 and not memory._in_flight  # the tensor holds the memory's buffer
     else:
         assert tensor.data != data.ctypes.data
-        assert not memory._users
+        assert memory._idle()
     release(managed)
-    assert not memory._users
+    assert memory._idle()
     del capsule  # renamed: its destructor leaves the tensor alone (a second release would crash)
     gc.collect()
 
@@ -177,9 +177,9 @@ def test_the_matrix_counts():
 def test_an_unused_capsule_releases_its_tensor(plain):
     memory, _ = plain
     capsule = memory.__dlpack__(max_version=(1, 0))
-    assert len(memory._users) == 1
+    assert len(memory._views) == 1 and not memory._in_flight
     del capsule
-    assert not memory._users
+    assert memory._idle()
 
 
 def test_dlpack_device(plain):
@@ -273,7 +273,7 @@ def test_the_memory_outlives_the_array(plain):
     view = np.from_dlpack(memory)
     del view
     gc.collect()
-    assert not memory._users
+    assert memory._idle()
     memory.set_data_handle(np.zeros_like(data))  # nothing holds the old buffer any more
 
 
@@ -325,10 +325,10 @@ def test_from_dlpack_of_a_memory(plain):
     memory, data = plain
     again = dnnl.from_dlpack(memory, engine=memory.engine)
     assert again.data_handle == memory.data_handle == data.ctypes.data
-    assert len(memory._users) == 1  # the new memory holds the old one's buffer
+    assert len(memory._views) == 1 and not memory._in_flight  # the new memory holds the old one's buffer
     del again
     gc.collect()
-    assert not memory._users
+    assert memory._idle()
 
 
 def test_from_dlpack_refusals(engine):

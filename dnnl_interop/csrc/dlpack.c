@@ -165,8 +165,8 @@ static unsigned long long dnnl_interop_dlpack_uses = 0; /* with the GIL held */
 
 /* export_memory(template, memory, handle, address, flags, minor): a capsule over
  * a memory's own buffer. handle: the memory's _handle (a cffi pointer) and
- * address its value. A use of the handle is registered first (memory._users[
- * ("view", "dlpack", n)] = True, as a numpy view's), then the handle is checked
+ * address its value. A use of the handle is registered first (("view", "dlpack",
+ * n) added to memory._views, as a numpy view's key), then the handle is checked
  * to still be the memory's, then its data handle read: the use keeps it valid
  * until the consumer's deleter ends it. Returns None for a closed memory, and
  * (for a buffer of no address) the int 0. */
@@ -181,12 +181,12 @@ static PyObject *dnnl_interop_dlpack_export_memory(PyObject *self, PyObject *arg
     long minor = PyLong_AsLong(minor_object);
     if (PyErr_Occurred())
         return NULL;
-    PyObject *users = PyObject_GetAttrString(memory, "_users");
+    PyObject *users = PyObject_GetAttrString(memory, "_views");
     if (users == NULL)
         return NULL;
     PyObject *key = Py_BuildValue("(ssK)", "view", "dlpack", ++dnnl_interop_dlpack_uses);
     PyObject *owner = key != NULL ? PyTuple_New(2) : NULL;
-    if (owner == NULL || PyObject_SetItem(users, key, Py_True) < 0) {
+    if (owner == NULL || PySet_Add(users, key) < 0) {
         Py_DecRef(users);
         Py_DecRef(key);
         Py_DecRef(owner);

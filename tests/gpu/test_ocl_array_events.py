@@ -272,7 +272,7 @@ def test_memories_over_bare_buffers_take_the_plain_execute(engine, desc, relu, e
     with ocl.make_stream(engine, queue) as stream:
         args = {dnnl.ARG_SRC: _memory(engine, desc, src.data), dnnl.ARG_DST: _memory(engine, desc, dst.data)}
         relu.execute(stream, args)
-        assert stream._events == []  # nothing tracked: the stream's wait is the only way to know
+        assert stream._ledger.events == []  # nothing tracked: the stream's wait is the only way to know
         stream.wait()
     assert (src.events, dst.events) == listed
     np.testing.assert_array_equal(dst.get(), np.maximum(_data(), 0))

@@ -63,7 +63,7 @@ def test_usm_memory_is_a_oneapi_tensor_over_its_own_pointer(lz, engine):
     assert (head.device_type, head.device_id, head.data, head.flags) == (KDL_ONEAPI, 0, usm.address, 0)
     del head, capsule
     gc.collect()
-    assert not memory._users
+    assert memory._idle()
 
 
 def test_a_oneapi_tensor_comes_back_as_memory_without_a_copy(lz, engine, stream):

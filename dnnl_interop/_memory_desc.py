@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RUNTIME_DIM", "DataType", "FormatKind", "MemoryDesc"]
 
+_RUNTIME_SIZE = 2**64 + RUNTIME_DIM  # DNNL_RUNTIME_SIZE_VAL: (size_t)DNNL_RUNTIME_DIM_VAL
+
 _query = lib.dnnl_memory_desc_query
 _TAGS_BY_RANK: dict[int, list[tuple[str, int]]] = {}  # filled on first use: rank -> [(tag, value)]
 _LAYOUTS: dict[tuple[object, ...], tuple[object, ...]] = {}  # each layout seen, interned
@@ -226,11 +228,19 @@ class MemoryDesc(Owned):
         """Bytes a buffer for this descriptor needs.
 
         Raises:
+            ValueError: a dimension or stride is ``RUNTIME_DIM``: the size is known
+                only from the descriptor of the actual shape.
             ClosedObjectError: ``desc`` is closed.
             MissingFunctionError: the loaded oneDNN lacks the function.
         """
         with using((self, MemoryDesc, "desc")) as md:
-            return int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
+            size = int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
+        if size == _RUNTIME_SIZE:  # oneDNN's DNNL_RUNTIME_SIZE_VAL, not a byte count
+            raise ValueError(
+                f"size: {self!r} has runtime dimensions (RUNTIME_DIM), so it has no size; "
+                "ask the descriptor of the actual shape"
+            )
+        return size
 
     nbytes = size
 

@@ -43,7 +43,9 @@ Invariants (every method below that changes the ledger holds ``lock``):
    tracked work on an out-of-order queue keeps ``WATCHING`` at the end of
    ``events`` until its stream closes: every submission then takes
    :meth:`let_go_finished`.
-5. Lock order: a thread holding a ledger's lock may take the shared lock of
+5. Every C call on a stream's handle (execute, wait, the close's own wait)
+   is made holding its ledger's lock: oneDNN's streams are not thread-safe.
+   Lock order: a thread holding a ledger's lock may take the shared lock of
    ``_owned``, never the reverse; submitters hold one ledger lock at a time.
    Re-pointing a memory takes every ledger's lock in turn
    (:func:`lock_every_stream`, under ``_owned``'s ``repoint_lock``).

@@ -133,27 +133,20 @@ class Stream(Owned):
             DnnlError: oneDNN reports a failure of the work or of the wait.
         """
         # The loop users run is execute then wait: plain operations only here.
-        ledger, calls = self._ledger, self._calls
+        # The wait holds the stream's lock, as executes and the close's own wait
+        # do: oneDNN's stream is not thread-safe (two threads waiting on one SYCL
+        # stream at once corrupt its list of dependencies).
+        ledger = self._ledger
         lock = ledger.lock
         lock.acquire()
-        handle = self._handle
-        if handle is None:
-            lock.release()
-            raise self._closed_error()
-        epoch = ledger.begin_wait()
-        key = -next(_call_keys)
-        calls.add(key)  # a close meanwhile defers the destroy until C returns (see _owned)
-        lock.release()
         try:
+            handle = self._handle
+            if handle is None:
+                raise self._closed_error()
+            epoch = ledger.begin_wait()
             status = _stream_wait(handle)
-        finally:
-            calls.discard(key)
-            if id(self) in _deferred and self._idle():
-                self._claim()
-        if status:
-            check(status, "dnnl_stream_wait")
-        lock.acquire()
-        try:
+            if status:
+                check(status, "dnnl_stream_wait")
             ledger.let_go(epoch)
         finally:
             lock.release()

@@ -134,3 +134,38 @@ def test_a_refused_object_of_this_binding_stays_recorded_until_the_next_wait(eng
         assert stream._ledger.pending[id(other)] is other and id(stream) in other._in_flight
         stream.wait()
         assert stream._ledger.idle and other._idle()
+
+
+def test_no_two_threads_are_in_onednn_on_one_stream_at_once(engine, monkeypatch):
+    # oneDNN's streams are not thread-safe: two waits at once on one SYCL stream
+    # corrupted its dependencies (a crash of the crash matrix's "create streams
+    # while another thread closes their engine"). Waits and the close's own wait
+    # hold the stream's lock in C, as executes do.
+    import threading
+    import time
+
+    from dnnl_interop import _stream
+    from dnnl_interop._ffi import ffi
+
+    inside: dict[int, int] = {}
+    overlaps = []
+    real_wait = _stream.lib.dnnl_stream_wait
+
+    def slow_wait(handle):
+        key = int(ffi.cast("uintptr_t", handle))
+        inside[key] = inside.get(key, 0) + 1
+        if inside[key] > 1:
+            overlaps.append(key)
+        time.sleep(0.005)  # the GIL is let go here, as cffi lets it go in C
+        inside[key] -= 1
+        return real_wait(handle)
+
+    monkeypatch.setattr(_stream, "_stream_wait", slow_wait)
+    stream = dnnl.Stream(engine)
+    threads = [threading.Thread(target=lambda: [stream.wait() for _ in range(5)]) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stream.close()
+    assert not overlaps

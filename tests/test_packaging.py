@@ -265,8 +265,12 @@ def test_the_changelog_keeps_an_unreleased_section_above_the_version_of_the_pack
 
 def test_the_wheel_carries_the_package_the_module_and_the_headers(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for module in ("__init__", "__main__", "_cdef", "_library", "core", "ocl", "ze", "embedding"):
+    for module in ("__init__", "__main__", "_cdef", "_library", "core", "ocl", "ze", "sycl", "embedding"):
         assert f"dnnl_interop/{module}.py" in names, module
+    # Every module of the source tree, subpackages included (a subpackage left out of
+    # pyproject's list would only fail at its first import, on the user's machine).
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "dnnl_interop").rglob("*.py")}
+    assert sources - names == set()
     assert any(n.startswith("dnnl_interop/_ffi") and n.endswith(".so") for n in names)
     assert "dnnl_interop/py.typed" in names
     assert "dnnl_interop/_ffi.pyi" in names  # the types of the compiled module, for type checkers

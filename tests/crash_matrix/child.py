@@ -1,7 +1,7 @@
 """The code that runs inside a case's own process.
 
 :func:`run_forked` is the target of a process forked from the fork server
-(:func:`run_forked_batch` for a batch of cases, one after another);
+(one case, or a batch of cases one after another);
 :func:`main` is the entry point of a fresh interpreter (``fresh`` cases,
 which must end with a real interpreter exit). Both write one JSON result:
 ``outcome`` ("ok", "raised" or "fixture-error"), the exception if any, and
@@ -83,42 +83,22 @@ def _redirect(output_path: str) -> None:
     os.close(fd)
 
 
-def run_forked(prelude: str, snippet: str, result_path: str, output_path: str, timeout: float) -> None:
-    """A case in a child of the fork server.
+def run_forked(cases: list[dict]) -> None:
+    """Cases, one or a batch, one after another in a child of the fork server.
 
     The child leads its own process group, so the runner can kill whatever
-    it started. Its objects are dropped and collected after the snippet (the
-    fork server's children exit without interpreter finalization).
+    it started. Each case gets a new namespace and its own result and output
+    files; its objects are dropped and collected after its snippet (the fork
+    server's children exit without interpreter finalization). A case's
+    result file exists from its first phase on, which tells the runner that
+    the case has started.
     """
     os.setpgid(0, 0)
     _no_core_dumps()
-    _redirect(output_path)
-    faulthandler.enable()
-    # Tracebacks of every thread just before the runner kills a hung case.
-    faulthandler.dump_traceback_later(max(timeout - 2.0, 1.0), repeat=True, exit=False)
-    result = _Result(result_path)
-    namespace = {"__name__": "__crash_case__"}
-    _run(prelude, snippet, namespace, result)
-    if result.data["phase"] != "exit":
-        result.write(phase="teardown")
-        namespace.clear()
-        gc.collect()
-        result.write(phase="exit")
-
-
-def run_forked_batch(cases: list[dict]) -> None:
-    """Cases one after another in one child of the fork server (see ``runner``).
-
-    Each case gets a new namespace, its own result and output files, and the
-    teardown of :func:`run_forked`; a case's result file exists from its
-    first phase on, which tells the runner that the case has started.
-    """
-    os.setpgid(0, 0)
-    _no_core_dumps()
-    faulthandler.enable()
     for case in cases:
         _redirect(case["output"])
-        faulthandler.enable()  # onto the case's own output
+        faulthandler.enable()
+        # Tracebacks of every thread just before the runner kills a hung case.
         faulthandler.dump_traceback_later(max(case["timeout"] - 2.0, 1.0), repeat=True, exit=False)
         result = _Result(case["result"])
         namespace = {"__name__": "__crash_case__"}

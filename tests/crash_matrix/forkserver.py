@@ -1,9 +1,9 @@
-"""A fork server: one interpreter with the imports done, forking a child per case.
+"""A fork server: one interpreter with the imports done, forking a child per case (or batch of cases).
 
 The runner starts it with ``python -m crash_matrix.forkserver`` and writes
 one JSON request per line to its stdin; it answers on stdout with
-``started ID PID`` when it has forked a case and ``exited ID STATUS`` (the
-raw ``waitpid`` status) when the case ends. Closing its stdin stops it.
+``started ID PID`` when it has forked a child and ``exited ID STATUS`` (the
+raw ``waitpid`` status) when the child ends. Closing its stdin stops it.
 
 It imports numpy, pyopencl and dnnl_interop, which are pure-Python imports
 here: importing dnnl_interop loads no oneDNN, and pyopencl enumerates no
@@ -49,12 +49,7 @@ def _child(request: dict, replies_fd: int) -> None:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
-        if "batch" in request:
-            child.run_forked_batch(request["batch"])
-        else:
-            child.run_forked(
-                request["prelude"], request["snippet"], request["result"], request["output"], request["timeout"]
-            )
+        child.run_forked(request["cases"])
     except BaseException:  # a child never returns into the server loop
         code = 70
     os._exit(code)

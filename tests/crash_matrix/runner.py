@@ -166,8 +166,8 @@ class ForkServer:
         self.process.stdout.close()
 
 
-# Bad-input cases per forked child, by library: an emulated-GPU case spends
-# most of its time on its own objects, so its batches are smaller (more in parallel).
+# Cases per batch, by library: an emulated-GPU case spends most of its time
+# on its own objects, so its batches are smaller (more in parallel).
 BATCH = {"real": 16, "emulated": 8}
 
 
@@ -233,11 +233,8 @@ class _Job:
         """Fork the case (or batch) from ``server``, or start a fresh interpreter with ``env``."""
         case = self.case
         self.started, self.launched = time.monotonic(), time.time()
-        if self.batch:
-            server.fork({"id": self.index, "batch": [self._request(i, c) for i, c in self.members]})
-            return
-        if not case.fresh:
-            server.fork({"id": self.index, **self._request(self.index, case)})
+        if not case.fresh:  # a batch's cases are never fresh
+            server.fork({"id": self.index, "cases": [self._request(i, c) for i, c in self.members]})
             return
         script = workdir / f"{self.index}.py"
         script.write_text(fixtures.script(case.code, case.library))

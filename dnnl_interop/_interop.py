@@ -1,6 +1,6 @@
-"""What the OpenCL and Level Zero modules share: calling oneDNN's getters on
-an object of this binding, with the error explained when the object is of
-another runtime."""
+"""What the interop modules (OpenCL, Level Zero, SYCL) share: calling oneDNN's
+getters on an object of this binding, with the error explained when the
+object is of another runtime."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from ._enum_type import EnumType
 from ._execution import submit
 from ._ffi import ffi, lib
 from ._handles import address_of, as_bytes, required_handle, type_name
-from ._interop import get_address
+from ._interop import get_address, get_handle
 from ._library import check, status_error
 from ._memory import OCL_BUFFER, OCL_USM, Memory, make_ocl_memory
 from ._memory_desc import MemoryDesc
@@ -323,10 +323,10 @@ def get_memory_kind(memory: Memory) -> MemoryKind:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    out = ffi.new("dnnl_ocl_interop_memory_kind_t *")
-    with explain_runtime("ocl", (memory, "memory")), using((memory, Memory, "memory")) as c_memory:
-        check(lib.dnnl_ocl_interop_memory_get_memory_kind(c_memory, out), "dnnl_ocl_interop_memory_get_memory_kind")
-    return MemoryKind(out[0])
+    return MemoryKind(int(get_handle(
+        lib.dnnl_ocl_interop_memory_get_memory_kind, "dnnl_ocl_interop_memory_get_memory_kind",
+        memory, Memory, "memory", "dnnl_ocl_interop_memory_kind_t", "ocl",
+    )))
 
 
 def get_mem_object(memory: Memory) -> pyopencl.Buffer | None:

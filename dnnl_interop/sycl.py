@@ -42,7 +42,7 @@ from ._engine import Engine, explain_runtime
 from ._enum_type import EnumType
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._interop import get_address
+from ._interop import get_address, get_handle
 from ._library import check
 from ._memory import Memory
 from ._memory_desc import MemoryDesc
@@ -240,11 +240,10 @@ def get_memory_kind(memory: Memory) -> MemoryKind:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    out = ffi.new("dnnl_sycl_interop_memory_kind_t *")
-    with explain_runtime("sycl", (memory, "memory")), using((memory, Memory, "memory")) as c_memory:
-        check(lib.dnnl_sycl_interop_memory_get_memory_kind(c_memory, out),
-              "dnnl_sycl_interop_memory_get_memory_kind")
-    return MemoryKind(out[0])
+    return MemoryKind(int(get_handle(
+        lib.dnnl_sycl_interop_memory_get_memory_kind, "dnnl_sycl_interop_memory_get_memory_kind",
+        memory, Memory, "memory", "dnnl_sycl_interop_memory_kind_t", "sycl",
+    )))
 
 
 def set_buffer(memory: Memory, buffer: object) -> None:

@@ -39,8 +39,6 @@ __all__ = ["Stream"]
 
 _STREAM_TYPE = ffi.typeof("dnnl_stream_t")
 _stream_wait = lib.dnnl_stream_wait
-_call_keys = shared.call_keys
-_deferred = shared.deferred
 # Checked by every submission (one test on its hot path, see _execution.submit): None, or
 # the function that decides whether work may be submitted to a stream, and raises if
 # not (set at interpreter exit, and in a process forked after CPU work: see _after_fork_in_child).

@@ -22,6 +22,7 @@ import pytest
 import dnnl_interop as dnnl
 from dnnl_interop import sycl
 from sycl_arrays import SharedArray
+from sycl_buffers import Buffers, compile_buffers
 from sycl_cases import CASES, chain_without_host_waits, shared_arrays
 
 
@@ -228,6 +229,41 @@ def test_set_buffer_is_for_buffer_memory_and_set_data_handle_for_usm(engine, que
     array = SharedArray(queue, (2, 2), data=[[1, 2], [3, 4]])
     usm.set_data_handle(array.pointer)
     assert usm.data_handle == array.pointer
+
+
+@pytest.fixture(scope="module")
+def buffers(tmp_path_factory):
+    """SYCL buffers made in C++, as a user who holds one has them (no Python library makes one)."""
+    return Buffers(compile_buffers(tmp_path_factory.mktemp("sycl-buffers")))
+
+
+def test_set_buffer_makes_buffer_memory_use_a_sycl_buffer_made_in_cpp(engine, stream, buffers):
+    desc = dnnl.MemoryDesc((2, 3), "f32", "ab")
+    source = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+    address = buffers.make(desc.size)
+    try:
+        with sycl.make_memory(desc, engine, sycl.MemoryKind.BUFFER) as memory, \
+                dnnl.Memory(desc, engine, source) as host, dnnl.reorder(desc, desc, engine) as copy:
+            sycl.set_buffer(memory, address)
+            copy.execute(stream, {dnnl.ARG_FROM: host, dnnl.ARG_TO: memory})
+            stream.wait()
+        assert np.array_equal(np.frombuffer(buffers.read(address, desc.size), np.float32).reshape(2, 3), source)
+    finally:
+        buffers.destroy(address)
+
+
+def test_the_callers_buffer_may_go_once_set_buffer_returned(engine, stream, buffers):
+    desc = dnnl.MemoryDesc((4,), "f32", "a")
+    source, result = np.array([1.5, -2, 3, 4], np.float32), np.zeros(4, np.float32)
+    with sycl.make_memory(desc, engine, sycl.MemoryKind.BUFFER) as memory, dnnl.Memory(desc, engine, source) as \
+            host_source, dnnl.Memory(desc, engine, result) as host_result, dnnl.reorder(desc, desc, engine) as copy:
+        address = buffers.make(desc.size)
+        sycl.set_buffer(memory, address)
+        buffers.destroy(address)  # oneDNN holds its own copy of the (reference-counted) buffer
+        copy.execute(stream, {dnnl.ARG_FROM: host_source, dnnl.ARG_TO: memory})
+        copy.execute(stream, {dnnl.ARG_FROM: memory, dnnl.ARG_TO: host_result})
+        stream.wait()
+    assert np.array_equal(result, source)
 
 
 def test_make_memory_refuses_a_kind_of_another_runtime(engine):

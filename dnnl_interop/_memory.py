@@ -42,7 +42,7 @@ from ._memory_desc import (
     plain_layout,
     shared_desc,
 )
-from ._owned import Adoption, Owned, finish_work, foreign_pointer, new_out, shared, using
+from ._owned import Adoption, Owned, finish_work, foreign_pointer, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -58,6 +58,7 @@ __all__ = ["MEMORY_ALLOCATE", "MEMORY_NONE", "Memory"]
 _VOID_POINTER = ffi.typeof("void *")
 _export_host = _dlpack.export_host
 _MEMORY_TYPE = ffi.typeof("dnnl_memory_t")
+_MEMORY_OUT = ffi.typeof("dnnl_memory_t *")  # what a C creator writes the new handle into
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 # dnnl_ocl_interop_memory_kind_t: ocl.MemoryKind
 OCL_USM, OCL_BUFFER = lib.dnnl_ocl_interop_usm, lib.dnnl_ocl_interop_buffer
@@ -259,6 +260,7 @@ class Memory(Owned):
 
         def adopt(memory: Memory) -> None:
             memory._adopt(pointer, keep=(kept_desc, its_engine, None))
+            memory._read_only = False
             memory._use_data((data[0],), None)
 
         return adoption.finish(cls, adopt)
@@ -796,7 +798,7 @@ def make_memory_object(
     if desc is not None:
         size = desc.size  # a closed descriptor says so here; read once: the user may close it
         layout = layout_key(desc)
-    out = new_out(Memory)
+    out = ffi.new(_MEMORY_OUT)
     with shared.lock:
         if plain is not None:
             md, size, layout = plain_layout(*plain)
@@ -812,13 +814,16 @@ def make_memory_object(
         else:
             with explain_runtime(runtime, (engine, "engine")):
                 check(create(out, md, c_engine), name)
+        memory._borrowed = False  # an owner (set, so that reading it never raises)
         memory._adopt(out[0], keep=(desc, engine, kept))
     memory._plain = plain
+    memory._read_only = False  # set, so that reading it never raises (see csrc/dlpack.c)
     memory._repointing = False
     memory._size = size
     memory._layout = layout
     # A new memory is in no binding yet: nothing to tell them (_shared.changed).
-    has_data = not size or all(pointer != ffi.NULL for pointer in pointers)
+    has_data = not size or (pointers[0] != ffi.NULL if len(pointers) == 1 else
+                            all(pointer != ffi.NULL for pointer in pointers))
     memory._executable = memory._handle if has_data else None
 
 

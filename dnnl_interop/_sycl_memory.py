@@ -157,7 +157,10 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, wha
     ``what`` names it in messages."""
     if kind == SYCL_USM and isinstance(engine, Engine) and isinstance(desc, MemoryDesc):
         # The usual calls first: one array, or one USM address, over a dense descriptor.
-        interface = None if isinstance(handle, Memory) else getattr(handle, "__sycl_usm_array_interface__", None)
+        if type(handle) is int or isinstance(handle, (UncheckedPointer, Memory)):  # no interface to ask for
+            interface = None
+        else:
+            interface = getattr(handle, "__sycl_usm_array_interface__", None)
         if interface is not None:
             handle = _array_pointer(handle, desc, what, interface)
         if isinstance(handle, UncheckedPointer) or (type(handle) is int and handle > 0):

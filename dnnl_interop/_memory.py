@@ -1048,13 +1048,13 @@ def usm_interface(
         interface = getattr(x, "__sycl_usm_array_interface__", None)
     if not isinstance(interface, dict):
         raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
-    import numpy
-
     try:
-        shape = tuple(int(n) for n in interface["shape"])
+        shape = tuple(map(int, interface["shape"]))
         typestr = interface["typestr"]
         dtype = _TYPESTRS.get(typestr) if type(typestr) is str else None
         if dtype is None:
+            import numpy
+
             dtype = numpy.dtype(typestr)
             if type(typestr) is str and len(_TYPESTRS) < 64:
                 _TYPESTRS[typestr] = dtype
@@ -1063,7 +1063,10 @@ def usm_interface(
         offset = int(interface.get("offset", 0) or 0)
     except (KeyError, TypeError, ValueError) as error:
         raise TypeError(f"{what}: __sycl_usm_array_interface__ is not of version 1's form ({error})") from None
-    strides = tuple(int(s) for s in strides) if strides is not None else None
-    if strides is None:
-        strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
+    strides = tuple(map(int, strides)) if strides is not None else None
+    if strides is None:  # C-contiguous
+        contiguous = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            contiguous[i] = contiguous[i + 1] * shape[i + 1]
+        strides = tuple(contiguous)
     return int(address) + offset * dtype.itemsize, shape, dtype, strides, bool(read_only), interface.get("syclobj")

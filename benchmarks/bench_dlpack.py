@@ -17,6 +17,8 @@ copied:
 * ``from_dlpack(array)``: ``dnnl_interop.from_dlpack(array, engine=engine)``,
   a Memory over numpy's tensor, then dropped (oneDNN's memory destroyed,
   numpy's deleter called);
+* ``Memory.from_array(array)``: ``Memory.from_array(array, engine)``, the same
+  for a numpy array given as a buffer (refused if read-only), then dropped;
 * ``oneDNN create+destroy``: ``dnnl_memory_create`` then
   ``dnnl_memory_destroy`` through the binding's raw cffi ``lib``, on the
   same descriptor and engine: what oneDNN itself costs for the memory object
@@ -69,8 +71,13 @@ def main() -> None:
             return clock() - t0
         return run
 
+    from_dlpack, from_array = dnnl.from_dlpack, dnnl.Memory.from_array
+
     def take(x):
-        dnnl.from_dlpack(x, engine=engine)
+        from_dlpack(x, engine=engine)
+
+    def wrap(x):
+        from_array(x, engine)
 
     def export(m):
         m.__dlpack__()
@@ -92,6 +99,7 @@ def main() -> None:
         "numpy.from_dlpack(memory)": loop(numpy.from_dlpack, memory),
         "memory.__dlpack__()": loop(export, memory),
         "from_dlpack(array)": loop(take, array),
+        "Memory.from_array(array)": loop(wrap, array),
         "oneDNN create+destroy": onednn,
     }
     how = "CPU time of this thread" if args.cpu_time else "wall clock"

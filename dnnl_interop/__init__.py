@@ -126,6 +126,7 @@ def __getattr__(name: str) -> Any:
                 if module.startswith("_") or name in found.__all__:
                     value = getattr(found, name, _MISSING)
                     if value is not _MISSING:
+                        globals()[name] = value  # found once: later uses skip this lookup (some µs each)
                         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

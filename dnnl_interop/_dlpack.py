@@ -58,13 +58,16 @@ _c: dict[str, Any] = {}
 if lib.dnnl_interop_dlpack_install(id(_c)):
     raise ImportError("dnnl_interop._ffi: the DLPack capsule functions could not be installed")
 _export, _export_memory, _take = _c["export"], _c["export_memory"], _c["take"]
+# export_host(memory, max_version): Memory.__dlpack__'s usual call in C, or None (see export)
+export_host = _c["export_host"]
 _delete, _delete_versioned = lib.dnnl_interop_dlpack_delete, lib.dnnl_interop_dlpack_delete_versioned
 _HANDLES: dict[int, tuple[Any, int]] = {}  # id(memory) -> (its handle, the handle's address), checked by identity
 _TEMPLATES: dict[tuple[object, ...], bytes] = {}  # (layout, device, strides) -> DLTensor template (see export)
-# layout -> (that layout, template) of CPU engine memory exported in place: a memory whose
+# id(layout) -> (that layout, template) of CPU engine memory exported in place: a memory whose
 # layout key is that very object takes export's short path (a read-only one's is a copy).
-_HOST_TEMPLATES: dict[tuple[object, ...], tuple[tuple[object, ...], bytes]] = {}
+_HOST_TEMPLATES: dict[int, tuple[tuple[object, ...], bytes]] = {}
 _MINORS: dict[object, int] = {None: -1, (1, 0): 0, (1, 1): 1}  # max_version -> the capsule's minor version
+_c["configure"](_HOST_TEMPLATES, _HANDLES, _MINORS)  # what export_host reads
 
 
 def data_type_of(code: int, bits: int, lanes: int) -> DataType | None:
@@ -123,7 +126,7 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
     if dl_device is None and stream is None and (copy is None or copy is False):
         try:
             layout = memory._layout
-            known, template = _HOST_TEMPLATES[layout]
+            known, template = _HOST_TEMPLATES[id(layout)]
             minor = _MINORS[max_version]
             host = known is layout and runtime_of(memory._keep[1]) == "native"
         except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
@@ -227,7 +230,7 @@ def _export_checked(memory: Any, stream: object, max_version: object, dl_device:
     if device == (KDL_CPU, 0):  # in place, on the CPU engine: export's short path from now on
         if len(_HOST_TEMPLATES) > 1024:
             _HOST_TEMPLATES.clear()
-        _HOST_TEMPLATES[layout_key(desc)] = (layout_key(desc), template)
+        _HOST_TEMPLATES[id(layout_key(desc))] = (layout_key(desc), template)
     return _in_place(memory, template, minor, flags)
 
 

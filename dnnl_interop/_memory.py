@@ -13,7 +13,6 @@ keep the buffer valid while they live.
 from __future__ import annotations
 
 import sys
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +32,17 @@ from ._enums import DataType, FormatKind
 from ._ffi import ffi, lib
 from ._inflight import lock_every_stream
 from ._library import check, checked, status_error
-from ._memory_desc import RUNTIME_DIM, MemoryDesc, desc_of
-from ._owned import Adoption, Owned, finish_work, foreign_pointer, new_out, shared, using
+from ._memory_desc import (
+    RUNTIME_DIM,
+    MemoryDesc,
+    RefusedLayout,
+    desc_of,
+    layout_desc,
+    layout_key,
+    plain_layout,
+    shared_desc,
+)
+from ._owned import Adoption, Owned, finish_work, foreign_pointer, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -48,7 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["MEMORY_ALLOCATE", "MEMORY_NONE", "Memory"]
 
 _VOID_POINTER = ffi.typeof("void *")
+_export_host = _dlpack.export_host
 _MEMORY_TYPE = ffi.typeof("dnnl_memory_t")
+_MEMORY_OUT = ffi.typeof("dnnl_memory_t *")  # what a C creator writes the new handle into
 MEMORY_NONE = lib.DNNL_MEMORY_NONE  # no buffer at all
 # dnnl_ocl_interop_memory_kind_t: ocl.MemoryKind
 OCL_USM, OCL_BUFFER = lib.dnnl_ocl_interop_usm, lib.dnnl_ocl_interop_buffer
@@ -60,6 +70,10 @@ _CREATE_NAMES = {
 # creator(memory, desc, engine, buffer, what) of memory on an engine of a runtime whose module
 # registers it when imported (SYCL: _sycl_memory, imported by dnnl_interop.sycl).
 DEVICE_CREATORS: dict[str, Callable[[Memory, MemoryDesc, Engine, object, str], None]] = {}
+# creator((shape, data type, strides), engine, address, kept, what) of memory over a tensor's
+# data on an engine of such a runtime (see memory_over), registered the same way.
+PLAIN_CREATORS: dict[str, Callable[[tuple[tuple[int, ...], DataType, tuple[int, ...]], Engine, int, object, str],
+                                   Memory]] = {}
 
 
 class Memory(Owned):
@@ -96,12 +110,15 @@ class Memory(Owned):
     # _repointing: set while another buffer is being switched in (_repoint).
     # _layout: the descriptor's layout key (see MemoryDesc), read once, for execute.
     # _read_only: over a read-only tensor (from_dlpack); see _mark_read_only.
-    __slots__ = ("_executable", "_size", "_repointing", "_layout", "_read_only")
+    # _plain: the (shape, data type, strides) of a memory made over a tensor without a
+    # MemoryDesc (make_memory_object), from which desc makes one when first asked; else None.
+    __slots__ = ("_executable", "_size", "_repointing", "_layout", "_read_only", "_plain")
     _executable: CData | None
     _size: int
     _repointing: bool
     _layout: tuple[object, ...]
     _read_only: bool
+    _plain: tuple[tuple[int, ...], DataType, tuple[int, ...]] | None
     _ctype = "dnnl_memory_t"
     _destroy = lib.dnnl_memory_destroy
     _destroy_name = "dnnl_memory_destroy"
@@ -180,6 +197,11 @@ class Memory(Owned):
                 "pyopencl.array.Array on an OpenCL engine, or a host view of shared USM to "
                 "ocl.make_memory / ze.make_memory with MemoryDesc.from_array(view)"
             )
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and type(array) is numpy.ndarray:
+            memory = host_array_memory(array, engine)
+            if memory is not None:
+                return memory
         return cls(MemoryDesc.from_array(array), engine, array)
 
     @classmethod
@@ -238,6 +260,7 @@ class Memory(Owned):
 
         def adopt(memory: Memory) -> None:
             memory._adopt(pointer, keep=(kept_desc, its_engine, None))
+            memory._read_only = False
             memory._use_data((data[0],), None)
 
         return adoption.finish(cls, adopt)
@@ -252,7 +275,24 @@ class Memory(Owned):
         Raises:
             ClosedObjectError: ``memory`` is closed.
         """
-        desc: MemoryDesc = self._kept(0)
+        desc: MemoryDesc | None = self._kept(0)
+        if desc is None:
+            desc = self._own_desc()
+        return desc
+
+    def _own_desc(self) -> MemoryDesc:
+        """The descriptor of a memory made without one (``_plain``), made now and kept while
+        the memory keeps what its handle needs (until the handle is destroyed)."""
+        plain = self._plain
+        assert plain is not None  # only such memories keep no descriptor
+        with shared.lock:  # one descriptor, whichever thread asks first
+            keep = self._keep
+            if not keep:
+                raise self._closed_error()
+            desc: MemoryDesc | None = keep[0]
+            if desc is None:
+                desc = layout_desc(*plain)
+                self._keep = (desc, *keep[1:])
         return desc
 
     @property
@@ -518,6 +558,10 @@ class Memory(Owned):
             TypeError: ``max_version``, ``dl_device`` or ``copy`` is of another type.
             ClosedObjectError: ``memory`` is closed.
         """
+        if stream is None and dl_device is None and (copy is None or copy is False):
+            capsule = _export_host(self, max_version)  # the usual call, in C; None: not that
+            if capsule is not None:
+                return capsule
         return _dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
@@ -719,11 +763,68 @@ def _create_host(memory: Memory, desc: MemoryDesc, engine: Engine, buffer: objec
     data_type = desc.data_type if isinstance(desc, MemoryDesc) else None
     layout = layout_of(desc) if isinstance(desc, MemoryDesc) else None
     pointer, kept = host_buffer(buffer, size, data_type, "buffer", layout)
-    out = new_out(Memory)
-    with using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
-        check(lib.dnnl_memory_create(out, md, c_engine, pointer), "dnnl_memory_create")
+    make_memory_object(
+        memory, desc, engine, lambda out, md, c_engine: lib.dnnl_memory_create(out, md, c_engine, pointer),
+        "dnnl_memory_create", None, (pointer,), kept,
+    )
+
+
+def make_memory_object(
+    memory: Memory,
+    desc: MemoryDesc | None,
+    engine: Engine,
+    create: Callable[[CData, CData, CData], int],
+    name: str,
+    runtime: str | None,
+    pointers: Sequence[CData],
+    kept: object,
+    plain: tuple[tuple[int, ...], DataType, tuple[int, ...]] | None = None,
+) -> None:
+    """``create(out, md, c_engine)`` (the C function ``name``) makes ``memory``'s handle, which
+    keeps ``desc``, ``engine`` and ``kept`` (what keeps ``pointers``, its buffers, valid).
+    ``runtime``: the engine's runtime a C refusal is explained by (see ``explain_runtime``),
+    None for none. ``plain``: instead of ``desc``, the (shape, data type, strides) of a plain
+    layout the binding read from an array or a tensor (see ``plain_layout``); the memory's
+    :attr:`~Memory.desc` is then made when first asked.
+
+    The call holds the lock a close takes to take a handle out, so neither the descriptor's
+    handle nor ``engine``'s is destroyed during it: cheaper than registering the call as a
+    user of each (``using``), for a call that never waits.
+    """
+    if plain is None and not isinstance(desc, MemoryDesc):
+        raise TypeError(f"desc: expected a dnnl_interop.MemoryDesc, got {type(desc).__name__}")
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+    if desc is not None:
+        size = desc.size  # a closed descriptor says so here; read once: the user may close it
+        layout = layout_key(desc)
+    out = ffi.new(_MEMORY_OUT)
+    with shared.lock:
+        if plain is not None:
+            md, size, layout = plain_layout(*plain)
+        else:
+            md = getattr(desc, "_handle", None)
+            if md is None:
+                raise desc._closed_error("desc")  # type: ignore[union-attr]  # a MemoryDesc
+        c_engine = getattr(engine, "_handle", None)
+        if c_engine is None:
+            raise engine._closed_error("engine")
+        if runtime is None:
+            check(create(out, md, c_engine), name)
+        else:
+            with explain_runtime(runtime, (engine, "engine")):
+                check(create(out, md, c_engine), name)
+        memory._borrowed = False  # an owner (set, so that reading it never raises)
         memory._adopt(out[0], keep=(desc, engine, kept))
-    memory._use_data((pointer,), kept)
+    memory._plain = plain
+    memory._read_only = False  # set, so that reading it never raises (see csrc/dlpack.c)
+    memory._repointing = False
+    memory._size = size
+    memory._layout = layout
+    # A new memory is in no binding yet: nothing to tell them (_shared.changed).
+    has_data = not size or (pointers[0] != ffi.NULL if len(pointers) == 1 else
+                            all(pointer != ffi.NULL for pointer in pointers))
+    memory._executable = memory._handle if has_data else None
 
 
 def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> None:
@@ -776,12 +877,10 @@ def _create_device(
     *extra: object,
 ) -> None:
     """``create(out, md, engine, *extra)`` makes ``memory`` over ``pointers``."""
-    out = new_out(Memory)
-    with explain_runtime(runtime, (engine, "engine")), \
-            using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
-        check(create(out, md, c_engine, *extra), name)
-        memory._adopt(out[0], keep=(desc, engine, keep))
-        memory._use_data(pointers, keep)
+    make_memory_object(
+        memory, desc, engine, lambda out, md, c_engine: create(out, md, c_engine, *extra), name, runtime,
+        pointers, keep,
+    )
 
 
 def _refuse_any(desc: object, function: str) -> None:
@@ -817,11 +916,7 @@ def make_ze_memory(desc: MemoryDesc, engine: Engine, handles: object) -> Memory:
     return memory
 
 
-# Reused while a memory holds them (weakly: nothing of this binding outlives its users).
-_DESCS: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
-
-
-class _KeptPointer(UncheckedPointer):
+class KeptPointer(UncheckedPointer):
     """The address of a tensor's data, holding what keeps the data valid (the
     taken DLPack tensor, or the array of a USM interface) for as long as the
     memory keeps this (its buffer)."""
@@ -837,30 +932,64 @@ def memory_over(
     kept: object, address: int, shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...],
     read_only: bool, engine: Engine, what: str,
 ) -> Memory:
-    """A Memory of ``engine`` over ``address``, keeping ``kept``."""
-    if any(s < 0 for s in strides):
+    """A Memory of ``engine`` over ``address``, keeping ``kept``; ``shape`` and ``strides`` (in
+    elements) are ints."""
+    if strides and min(strides) < 0:
         raise BufferError(f"{what}: strides {strides} (elements): oneDNN has no reversed layouts")
-    key = (shape, dtype, strides)
-    desc = _DESCS.get(key)
-    if desc is None or desc.closed:
-        try:
-            desc = _DESCS[key] = MemoryDesc(shape, dtype, strides=strides)
-        except ValueError as error:
-            raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
-    pointer = _KeptPointer(address, kept)
+    if shape and min(shape) < 0:  # RUNTIME_DIM too: a size given only at execute, never a tensor's
+        raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}: a dimension is negative")
     runtime = runtime_of(engine)
-    if runtime == "native":
-        memory = Memory(desc, engine, pointer)
-    elif runtime == "ze":
-        memory = make_ze_memory(desc, engine, pointer)
-    elif runtime in DEVICE_CREATORS:
-        memory = Memory.__new__(Memory)
-        DEVICE_CREATORS[runtime](memory, desc, engine, pointer, what)
-    else:
-        memory = make_ocl_memory(desc, engine, OCL_USM, pointer)
+    try:
+        if runtime == "native":
+            memory = host_memory_over((shape, dtype, strides), engine, address, kept)
+        elif runtime in PLAIN_CREATORS:
+            memory = PLAIN_CREATORS[runtime]((shape, dtype, strides), engine, address, kept, what)
+        else:
+            desc = shared_desc(shape, dtype, strides)
+            pointer = KeptPointer(address, kept)
+            memory = make_ze_memory(desc, engine, pointer) if runtime == "ze" else \
+                make_ocl_memory(desc, engine, OCL_USM, pointer)
+    except RefusedLayout as error:
+        raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
     if read_only:
         memory._mark_read_only()
     return memory
+
+
+def host_memory_over(
+    plain: tuple[tuple[int, ...], DataType, tuple[int, ...]], engine: Engine, address: int, kept: object
+) -> Memory:
+    """A Memory of the CPU ``engine`` over ``address``, keeping ``kept``: ``Memory(desc, engine,
+    UncheckedPointer(address))`` for the plain layout ``plain`` (shape, data type, strides) of a
+    tensor whose data, shape and strides the binding has read (a DLPack tensor, a numpy array),
+    so that nothing of the buffer is checked again."""
+    memory = Memory.__new__(Memory)
+    pointer = ffi.cast(_VOID_POINTER, address)
+    make_memory_object(
+        memory, None, engine, lambda out, md, c_engine: lib.dnnl_memory_create(out, md, c_engine, pointer),
+        "dnnl_memory_create", None, (pointer,), kept, plain,
+    )
+    return memory
+
+
+def host_array_memory(array: Any, engine: Engine) -> Memory | None:
+    """``Memory.from_array(array, engine)`` of a writable numpy array on the CPU engine, read
+    through the array's own DLPack tensor (its address, shape and strides in elements, read in
+    C); None where that path does not apply (read-only, a layout or type oneDNN has no
+    descriptor for, an older numpy), for the checked path to say why."""
+    try:
+        taken = _dlpack.take(array.__dlpack__(max_version=(1, 1)), "array")
+    except (TypeError, BufferError):
+        return None
+    if taken.flags & _dlpack.READ_ONLY or taken.data_type is None or taken.device[0] != _dlpack.KDL_CPU:
+        return None
+    shape, strides = taken.shape, taken.strides
+    if not shape or min(shape) < 0 or min(strides) < 0:
+        return None
+    try:
+        return host_memory_over((shape, taken.data_type, strides), engine, taken.address, taken)
+    except ValueError:  # a layout oneDNN has no descriptor for: the checked path says why
+        return None
 
 
 def memory_from_usm_interface(x: object, engine: Engine, what: str = "x", interface: object = None) -> Memory:
@@ -882,7 +1011,27 @@ def memory_from_usm_interface(x: object, engine: Engine, what: str = "x", interf
             "(sycl.make_engine(queue.sycl_device, queue.sycl_context) makes one on the array's device)"
         )
     address, shape, dtype, strides, read_only, _ = usm_interface(x, what, interface)
-    return memory_over(x, address, shape, data_type(dtype), strides, read_only, engine, what)
+    return memory_over(x, address, shape, known_data_type(dtype), strides, read_only, engine, what)
+
+
+# numpy dtype -> its DataType, for those asked before (data_type's answer, cheaper to look up).
+_DATA_TYPES: dict[object, DataType] = {}
+# typestr of a USM array interface -> its numpy dtype.
+_TYPESTRS: dict[str, Any] = {}
+
+
+def known_data_type(dtype: numpy.dtype[Any]) -> DataType:
+    """``data_type(dtype)``, remembered.
+
+    Raises:
+        TypeError: ``dtype`` has no oneDNN data type.
+    """
+    known = _DATA_TYPES.get(dtype)
+    if known is None:
+        known = data_type(dtype)
+        if len(_DATA_TYPES) < 64:
+            _DATA_TYPES[dtype] = known
+    return known
 
 
 def usm_interface(
@@ -899,17 +1048,25 @@ def usm_interface(
         interface = getattr(x, "__sycl_usm_array_interface__", None)
     if not isinstance(interface, dict):
         raise TypeError(f"{what}: a {type(x).__name__} has no __sycl_usm_array_interface__")
-    import numpy
-
     try:
-        shape = tuple(int(n) for n in interface["shape"])
-        dtype = numpy.dtype(interface["typestr"])
+        shape = tuple(map(int, interface["shape"]))
+        typestr = interface["typestr"]
+        dtype = _TYPESTRS.get(typestr) if type(typestr) is str else None
+        if dtype is None:
+            import numpy
+
+            dtype = numpy.dtype(typestr)
+            if type(typestr) is str and len(_TYPESTRS) < 64:
+                _TYPESTRS[typestr] = dtype
         address, read_only = interface["data"]
         strides = interface.get("strides")
         offset = int(interface.get("offset", 0) or 0)
     except (KeyError, TypeError, ValueError) as error:
         raise TypeError(f"{what}: __sycl_usm_array_interface__ is not of version 1's form ({error})") from None
-    strides = tuple(int(s) for s in strides) if strides is not None else None
-    if strides is None:
-        strides = tuple(int(numpy.prod(shape[i + 1:])) for i in range(len(shape)))
+    strides = tuple(map(int, strides)) if strides is not None else None
+    if strides is None:  # C-contiguous
+        contiguous = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            contiguous[i] = contiguous[i + 1] * shape[i + 1]
+        strides = tuple(contiguous)
     return int(address) + offset * dtype.itemsize, shape, dtype, strides, bool(read_only), interface.get("syclobj")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ._buffers import has_buffer
 from ._enums import FORMAT_TAGS, DataType, FormatKind
 from ._ffi import ffi, lib
-from ._library import check, checked, status_error
+from ._library import check, checked, loaded_library, status_error
 from ._owned import Owned, using
 from ._validate import (
     NUMPY_TYPES,
@@ -33,7 +34,23 @@ _RUNTIME_SIZE = 2**64 + RUNTIME_DIM  # DNNL_RUNTIME_SIZE_VAL: (size_t)DNNL_RUNTI
 _query = lib.dnnl_memory_desc_query
 _TAGS_BY_RANK: dict[int, list[tuple[str, int]]] = {}  # filled on first use: rank -> [(tag, value)]
 _LAYOUTS: dict[tuple[object, ...], tuple[object, ...]] = {}  # each layout seen, interned
-
+# What oneDNN answered of each descriptor made from a shape, data type and tag or strides
+# (the checked arguments): (shape, data type, format kind, plain strides, layout key). The
+# same arguments always make the same descriptor in one library, so a known one is not asked
+# again. Plain data (no handle); bounded; forgotten when another library is bound.
+_ANSWERS: dict[tuple[object, ...], tuple[Any, ...]] = {}
+_ANSWERS_BOUND = 4096
+_answers_library: list[object] = [None]  # the library _ANSWERS holds the answers of
+# The descriptors of the layouts the binding makes memories over (arrays and tensors), as
+# oneDNN handles of the binding's own, no MemoryDesc (see plain_layout): key (shape, data
+# type, strides) -> (handle, size in bytes, layout key). Least recently made first; bounded.
+# Read, changed and destroyed only under the shared lock, which memory creation holds
+# through its C call: an evicted handle is destroyed once, never while a call reads it.
+_PLAIN: dict[tuple[object, ...], tuple[Any, int, tuple[object, ...]]] = {}
+_PLAIN_BOUND = 256
+_plain_library: list[object] = [None]  # the library _PLAIN's handles were made by
+# The same as MemoryDesc objects, for memories of the runtimes that take one (shared_desc).
+_SHARED: weakref.WeakValueDictionary[tuple[object, ...], MemoryDesc] = weakref.WeakValueDictionary()
 
 class MemoryDesc(Owned):
     """A memory descriptor: a shape, a data type and a layout.
@@ -77,7 +94,8 @@ class MemoryDesc(Owned):
     # up for a descriptor oneDNN made.
     # _layout: everything oneDNN compares of two descriptors, as one tuple
     # (execute compares a memory's with the primitive's: see _execution).
-    __slots__ = ("_shape", "_data_type", "_format_kind", "_strides", "_tag", "_layout")
+    # _nbytes: its size, asked of oneDNN once (unset until then).
+    __slots__ = ("_shape", "_data_type", "_format_kind", "_strides", "_tag", "_layout", "_nbytes")
     _ctype = "dnnl_memory_desc_t"
     _destroy = lib.dnnl_memory_desc_destroy
     _destroy_name = "dnnl_memory_desc_destroy"
@@ -88,6 +106,7 @@ class MemoryDesc(Owned):
     _strides: tuple[int, ...] | None
     _tag: str | None
     _layout: tuple[object, ...]
+    _nbytes: int
 
     def __init__(
         self, shape: Iterable[int], dtype: object, tag: str | None = None, *, strides: Iterable[int] | None = None
@@ -109,6 +128,7 @@ class MemoryDesc(Owned):
                     "smaller one times that one's dimension (no interleaved elements)",
                 )
             self._tag = None
+            key: tuple[object, ...] = (dims, dtype_, layout)
         else:
             if tag is None:
                 raise TypeError("tag: a format tag or strides=... is needed")
@@ -121,8 +141,36 @@ class MemoryDesc(Owned):
                 )
             assert isinstance(tag, str)  # tag_argument checked it
             self._tag = tag
+            key = (dims, dtype_, tag_value)
         self._adopt(out[0])
-        self._read()
+        self._read_once(key)
+
+    def _read_once(self, key: tuple[object, ...]) -> None:
+        """``_read``, unless a descriptor of the same arguments (``key``: the checked shape,
+        data type, and tag value or strides) was read before in this library."""
+        library = loaded_library()
+        known = _ANSWERS.get(key) if _answers_library[0] is library else None
+        if known is None:
+            self._read()
+            if len(_ANSWERS) >= _ANSWERS_BOUND or _answers_library[0] is not library:
+                _ANSWERS.clear()
+                _answers_library[0] = library
+            _ANSWERS[key] = (self._shape, self._data_type, self._format_kind, self._strides, self._layout)
+        else:
+            self._shape, self._data_type, self._format_kind, self._strides, self._layout = known
+
+    @classmethod
+    def _of_layout(cls, shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...]) -> MemoryDesc:
+        """``MemoryDesc(shape, dtype, strides=strides)`` of arguments already checked (a layout
+        ``plain_layout`` made)."""
+        out = cls._new_out()
+        check(lib.dnnl_memory_desc_create_with_strides(out, len(shape), shape, int(dtype), strides),
+              "dnnl_memory_desc_create_with_strides")
+        desc: MemoryDesc = cls.__new__(cls)
+        desc._adopt(out[0])
+        desc._tag = None
+        desc._read_once((shape, dtype, strides))
+        return desc
 
     @classmethod
     def _of(cls, md: CData) -> MemoryDesc:
@@ -233,8 +281,14 @@ class MemoryDesc(Owned):
             ClosedObjectError: ``desc`` is closed.
             MissingFunctionError: the loaded oneDNN lacks the function.
         """
-        with using((self, MemoryDesc, "desc")) as md:
-            size = int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
+        if getattr(self, "_handle", None) is None:
+            raise self._closed_error("desc")
+        try:
+            size = self._nbytes
+        except AttributeError:
+            with using((self, MemoryDesc, "desc")) as md:
+                size = int(checked(lib.dnnl_memory_desc_get_size(md), "dnnl_memory_desc_get_size"))
+            self._nbytes = size
         if size == _RUNTIME_SIZE:  # oneDNN's DNNL_RUNTIME_SIZE_VAL, not a byte count
             raise ValueError(
                 f"size: {self!r} has runtime dimensions (RUNTIME_DIM), so it has no size; "
@@ -384,6 +438,70 @@ class MemoryDesc(Owned):
 def desc_of(md: CData) -> MemoryDesc:
     """A MemoryDesc of its own over a copy of ``md``, a descriptor oneDNN made."""
     return MemoryDesc._of(md)  # noqa: SLF001 - the package's door to MemoryDesc's constructor from C
+
+
+class RefusedLayout(ValueError):
+    """A layout read from an array or a tensor that no descriptor describes (what
+    ``MemoryDesc(shape, dtype, strides=...)`` refused, said again)."""
+
+
+def plain_layout(
+    shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...]
+) -> tuple[Any, int, tuple[object, ...]]:
+    """``(handle, size, layout key)`` of the descriptor of ``shape``, ``dtype`` and ``strides``
+    (ints, in elements), for a memory the binding makes over an array or a tensor.
+
+    The handle is the cache's own: **call with the shared lock held** (``_owned.shared.lock``)
+    and use it only while holding it. A layout not seen before is made and checked as
+    ``MemoryDesc(shape, dtype, strides=strides)`` makes and checks it (and raises what that
+    raises), then kept: later calls with the same ints ask nothing of oneDNN
+    (:class:`RefusedLayout` for a layout it refuses).
+    """
+    library = loaded_library()
+    if _plain_library[0] is not library:  # handles of another library: never passed to this one
+        _PLAIN.clear()
+        _plain_library[0] = library
+    key = (shape, dtype, strides)
+    known = _PLAIN.get(key)
+    if known is not None:
+        return known
+    try:
+        desc = MemoryDesc(shape, dtype, strides=strides)
+    except ValueError as error:
+        raise RefusedLayout(str(error)) from None
+    try:
+        out = ffi.new("dnnl_memory_desc_t *")
+        check(lib.dnnl_memory_desc_clone(out, desc.handle), "dnnl_memory_desc_clone")
+        known = _PLAIN[key] = (out[0], desc.size, layout_key(desc))
+    finally:
+        desc.close()
+    if len(_PLAIN) > _PLAIN_BOUND:  # the least recently made goes: no call holds it (the lock)
+        lib.dnnl_memory_desc_destroy(_PLAIN.pop(next(iter(_PLAIN)))[0])
+    return known
+
+
+def shared_desc(shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...]) -> MemoryDesc:
+    """The descriptor of ``shape``, ``dtype`` and ``strides`` (ints, in elements) for a memory
+    the binding makes over an array or a tensor: one object for each layout while a memory
+    holds it (it is never changed; a closed one is made again).
+
+    Raises:
+        RefusedLayout: ``MemoryDesc(shape, dtype, strides=strides)`` refuses the layout.
+    """
+    key = (shape, dtype, strides)
+    desc = _SHARED.get(key)
+    if desc is None or desc.closed:
+        try:
+            desc = _SHARED[key] = MemoryDesc(shape, dtype, strides=strides)
+        except ValueError as error:
+            raise RefusedLayout(str(error)) from None
+    return desc
+
+
+def layout_desc(shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...]) -> MemoryDesc:
+    """A MemoryDesc of its own of a layout ``plain_layout`` made (a memory's ``desc``, made
+    when first asked), without asking oneDNN what it already said."""
+    return MemoryDesc._of_layout(shape, dtype, strides)  # noqa: SLF001 - the package's door to it
 
 
 def layout_key(desc: MemoryDesc) -> tuple[object, ...]:

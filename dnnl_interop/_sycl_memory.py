@@ -22,15 +22,23 @@ from typing import TYPE_CHECKING, Any
 
 from ._buffers import UncheckedPointer, has_buffer
 from ._engine import Engine, explain_runtime
-from ._enums import EngineKind, FormatKind
+from ._enums import DataType, EngineKind, FormatKind
 from ._ffi import ffi, lib
 from ._handles import address_of, check_address
 from ._library import check
-from ._memory import DEVICE_CREATORS, Memory, memory_handles, usm_interface
+from ._memory import (
+    DEVICE_CREATORS,
+    PLAIN_CREATORS,
+    KeptPointer,
+    Memory,
+    known_data_type,
+    make_memory_object,
+    memory_handles,
+    usm_interface,
+)
 from ._memory_desc import MemoryDesc
 from ._owned import new_out, using
 from ._sycl_runtime import USM_UNKNOWN, describe_context, usm_kind
-from ._validate import data_type
 
 if TYPE_CHECKING:
     from ._ffi import CData
@@ -78,7 +86,7 @@ def _array_pointer(array: object, desc: MemoryDesc, what: str, interface: object
     if read_only:
         raise ValueError(f"{what}: the array is read-only (its __sycl_usm_array_interface__ says so)")
     expected = desc.data_type
-    if data_type(dtype) != expected:
+    if known_data_type(dtype) != expected:
         raise ValueError(f"{what}: an array of {dtype}, the descriptor's data type is {expected.name.lower()}")
     if shape != desc.shape:
         raise ValueError(f"{what}: an array of shape {shape}, the descriptor's shape is {desc.shape}")
@@ -149,7 +157,10 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, wha
     ``what`` names it in messages."""
     if kind == SYCL_USM and isinstance(engine, Engine) and isinstance(desc, MemoryDesc):
         # The usual calls first: one array, or one USM address, over a dense descriptor.
-        interface = None if isinstance(handle, Memory) else getattr(handle, "__sycl_usm_array_interface__", None)
+        if type(handle) is int or isinstance(handle, (UncheckedPointer, Memory)):  # no interface to ask for
+            interface = None
+        else:
+            interface = getattr(handle, "__sycl_usm_array_interface__", None)
         if interface is not None:
             handle = _array_pointer(handle, desc, what, interface)
         if isinstance(handle, UncheckedPointer) or (type(handle) is int and handle > 0):
@@ -169,21 +180,46 @@ def create(memory: Memory, desc: MemoryDesc, engine: Engine, handle: object, wha
     _create(memory, desc, engine, kind, pointers, keep, is_list)
 
 
+def plain_create(
+    plain: tuple[tuple[int, ...], DataType, tuple[int, ...]], engine: Engine, address: int, kept: object, what: str
+) -> Memory:
+    """USM memory of the SYCL ``engine`` over ``address``, the data of a tensor the binding
+    has read (a DLPack tensor, an array's USM interface, ``kept``), of the plain layout
+    ``plain`` (see ``_memory.memory_over``): its context checked, nothing else again."""
+    address = check_address(address, what)
+    memory = Memory.__new__(Memory)
+    if address and address != _ALLOCATE:
+        kind = usm_kind(address, engine_context(engine))
+        if kind is not None and kind == USM_UNKNOWN:  # refused, naming the contexts
+            _check_address_context(address, KeptPointer(address, kept), engine, what)
+    pointer = ffi.cast(_VOID_POINTER, address)
+    make_memory_object(
+        memory, None, engine,
+        lambda out, md, c_engine: lib.dnnl_sycl_interop_memory_create(out, md, c_engine, SYCL_USM, pointer),
+        "dnnl_sycl_interop_memory_create", "sycl", (pointer,), kept, plain,
+    )
+    return memory
+
+
 def _create(
     memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, pointers: list[CData], keep: object, is_list: bool
 ) -> None:
-    out = new_out(Memory)
-    with explain_runtime("sycl", (engine, "engine")), \
-            using((desc, MemoryDesc, "desc"), (engine, Engine, "engine")) as (md, c_engine):
-        if is_list:
-            array = ffi.new("void *[]", pointers)
-            check(lib.dnnl_sycl_interop_memory_create_v2(out, md, c_engine, kind, len(array), array),
-                  "dnnl_sycl_interop_memory_create_v2")
-        else:
-            check(lib.dnnl_sycl_interop_memory_create(out, md, c_engine, kind, pointers[0]),
-                  "dnnl_sycl_interop_memory_create")
-        memory._adopt(out[0], keep=(desc, engine, keep))
-        memory._use_data(pointers, keep)
+    if is_list:
+        array = ffi.new("void *[]", pointers)
+        make_memory_object(
+            memory, desc, engine,
+            lambda out, md, c_engine: lib.dnnl_sycl_interop_memory_create_v2(
+                out, md, c_engine, kind, len(array), array
+            ),
+            "dnnl_sycl_interop_memory_create_v2", "sycl", pointers, keep,
+        )
+    else:
+        pointer = pointers[0]
+        make_memory_object(
+            memory, desc, engine,
+            lambda out, md, c_engine: lib.dnnl_sycl_interop_memory_create(out, md, c_engine, kind, pointer),
+            "dnnl_sycl_interop_memory_create", "sycl", pointers, keep,
+        )
 
 
 # device id -> the engine oneapi_engine made (weakly: made again once nothing holds it).
@@ -234,3 +270,4 @@ def make_sycl_memory(desc: MemoryDesc, engine: Engine, kind: int, handle: object
 
 
 DEVICE_CREATORS["sycl"] = create
+PLAIN_CREATORS["sycl"] = plain_create

@@ -224,9 +224,12 @@ def make_memory(
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    if isinstance(kind, bool) or not isinstance(kind, int) or kind not in set(MemoryKind):
+    if isinstance(kind, bool) or not isinstance(kind, int) or kind not in _MEMORY_KINDS:
         raise TypeError(f"kind: expected a sycl.MemoryKind, got {kind!r}")
     return make_sycl_memory(desc, engine, int(kind), handle)
+
+
+_MEMORY_KINDS = frozenset(MemoryKind)
 
 
 def get_memory_kind(memory: Memory) -> MemoryKind:

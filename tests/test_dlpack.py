@@ -331,6 +331,71 @@ def test_from_dlpack_of_a_memory(plain):
     assert memory._idle()
 
 
+# --- the layouts the binding remembers: one read of oneDNN for each ---------------------
+
+
+def test_memories_of_one_layout_each_have_their_own_descriptor(engine):
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    first, second = dnnl.from_dlpack(data, engine=engine), dnnl.from_dlpack(data, engine=engine)
+    third = dnnl.Memory.from_array(data, engine)
+    assert first.desc is first.desc and first.desc is not second.desc and first.desc is not third.desc
+    first.desc.close()  # the user's to close: the other memories' are untouched
+    for memory in (second, third):
+        assert memory.desc == dnnl.MemoryDesc((3, 4), "f32", "ab") and memory.desc.size == 48
+        np.testing.assert_array_equal(np.asarray(memory), data)
+
+
+def test_a_remembered_layout_outlives_the_memories_made_with_it(engine):
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    first = dnnl.from_dlpack(data, engine=engine)
+    first.close()
+    del first
+    gc.collect()
+    again = np.arange(12, 24, dtype=np.float32).reshape(3, 4)
+    second = dnnl.from_dlpack(again, engine=engine)
+    assert second.desc == dnnl.MemoryDesc((3, 4), "f32", "ab")
+    np.testing.assert_array_equal(np.asarray(second), again)
+
+
+def test_a_layout_differing_only_in_strides_is_not_served_another(engine):
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    packed = np.ascontiguousarray(data[:, :3])
+    cases = ((packed, (3, 1), 48), (data[:, :3], (6, 1), 96), (data[:, :3].T, (1, 6), 96), (packed, (3, 1), 48))
+    for array, strides, size in cases:
+        memory = dnnl.from_dlpack(array, engine=engine)
+        assert memory.desc.strides == strides and memory.desc.size == size
+        np.testing.assert_array_equal(np.asarray(memory), array)
+    # A descriptor made from the same arguments answers the same; one dimension of one element
+    # keeps the stride it was given, which oneDNN's equality ignores.
+    assert dnnl.MemoryDesc((1, 4), "f32", strides=(4, 1)).strides == (4, 1)
+    assert dnnl.MemoryDesc((1, 4), "f32", strides=(9, 1)).strides == (9, 1)
+    assert dnnl.MemoryDesc((1, 4), "f32", strides=(9, 1)) == dnnl.MemoryDesc((1, 4), "f32", strides=(4, 1))
+
+
+def test_the_remembered_layouts_are_bounded(engine):
+    from dnnl_interop import _memory_desc
+
+    bound = _memory_desc._PLAIN_BOUND
+    made = []
+    for n in range(1, bound + 10):  # more layouts than the bound: the first are forgotten
+        data = np.full(n, n, np.float32)
+        made.append((dnnl.from_dlpack(data, engine=engine), data))
+    assert len(_memory_desc._PLAIN) == bound
+    for memory, data in made[:3] + made[-3:]:  # memories of forgotten layouts keep theirs
+        np.testing.assert_array_equal(np.asarray(memory), data)
+        assert memory.desc.shape == data.shape
+    first, data = made[0]
+    again = dnnl.from_dlpack(data, engine=engine)  # made again, as the first time
+    assert again.desc == first.desc and len(_memory_desc._PLAIN) == bound
+
+
+def test_a_memorys_descriptor_once_it_is_closed(engine):
+    memory = dnnl.from_dlpack(np.zeros(3, np.float32), engine=engine)
+    memory.close()
+    with pytest.raises(dnnl.ClosedObjectError, match="Memory is closed"):
+        _ = memory.desc
+
+
 def test_from_dlpack_refusals(engine):
     with pytest.raises(TypeError, match="__dlpack__"):
         dnnl.from_dlpack([1, 2, 3], engine=engine)

@@ -565,6 +565,10 @@ def test_from_array_uses_the_array_in_place_as_it_lies(engine):
     [
         (lambda: np.zeros(4, np.complex64), TypeError, "complex64"),
         (lambda: np.frombuffer(b"\0" * 16, np.float32), ValueError, "read-only"),
+        (lambda: np.zeros((2, 3), ">f4" if np.little_endian else "<f4"), ValueError, "byte order"),
+        (lambda: np.zeros((2, 3), np.float32)[::-1], ValueError, "negative"),
+        (lambda: np.lib.stride_tricks.as_strided(np.zeros(3, np.float32), (4, 3), (0, 4)), ValueError,
+         "broadcast"),
         (lambda: [1.0, 2.0], TypeError, r"expected a numpy array .* got a list"),
         (lambda: type("Producer", (), {"__dlpack__": lambda self: None})(), TypeError,
          r"is a DLPack producer, not a buffer: dnnl_interop.from_dlpack\(array, engine=engine\)"),

@@ -190,6 +190,26 @@ def test_an_array_whose_pointer_is_not_of_the_engine_s_context_names_both_contex
         sycl.make_memory(dnnl.MemoryDesc((2, 2), "f32", "ab"), engine, sycl.MemoryKind.USM, array)
 
 
+def test_memory_from_an_array_s_interface_asks_sycl_of_every_pointer_whatever_layouts_it_knows(engine, queue):
+    """Memory.from_array remembers layouts, never pointers: an array of a layout seen before,
+    whose pointer SYCL does not know in the engine's context, is refused all the same."""
+
+    class Foreign(SharedArray):
+        @property
+        def pointer(self):
+            return self.host_copy.ctypes.data
+
+    known = SharedArray(queue, (2, 2), data=[[1, 2], [3, 4]])
+    for _ in range(2):
+        memory = dnnl.Memory.from_array(known, engine)
+        assert memory.data_handle == known.pointer and memory.desc == dnnl.MemoryDesc((2, 2), "f32", "ab")
+    foreign = Foreign(queue, (2, 2))
+    foreign.host_copy = np.zeros((2, 2), np.float32)
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"array: USM of another SYCL context"):
+            dnnl.Memory.from_array(foreign, engine)
+
+
 def test_host_memory_is_taken_by_a_cpu_engine(engine, stream):
     source = np.arange(6, dtype=np.float32).reshape(2, 3)
     target = np.zeros((3, 2), np.float32)

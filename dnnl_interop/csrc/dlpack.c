@@ -16,18 +16,43 @@
  * the memory's handle (owner: a (memory, key) tuple, ended by memory._release(key));
  * a copy by the array that holds it (owner: the array). After finalization the
  * reference is leaked rather than touching a dead interpreter. */
+/* Names looked up on every export, made once by dnnl_interop_dlpack_install (interned). */
+static PyObject *dnnl_interop_dlpack_s_views, *dnnl_interop_dlpack_s_handle, *dnnl_interop_dlpack_s_release,
+    *dnnl_interop_dlpack_s_view, *dnnl_interop_dlpack_s_dlpack, *dnnl_interop_dlpack_s_layout,
+    *dnnl_interop_dlpack_s_in_flight, *dnnl_interop_dlpack_s_keep, *dnnl_interop_dlpack_s_runtime,
+    *dnnl_interop_dlpack_s_native, *dnnl_interop_dlpack_s_read_only;
+
+/* The end of a use of a memory's handle (key in memory._views): the key discarded, and, if
+ * the memory is closed meanwhile, memory._release(key), which destroys the handle once no
+ * user is left. An open memory needs no more (nothing waits to destroy its handle), so the
+ * usual release calls no Python code. The GIL is held throughout: no close runs between the
+ * two steps. -1 with an exception set on failure. */
+static int dnnl_interop_dlpack_end_use(PyObject *memory, PyObject *key) {
+    PyObject *views = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_views);
+    int status = views != NULL ? PySet_Discard(views, key) : -1;
+    Py_DecRef(views);
+    if (status < 0)
+        return -1;
+    PyObject *handle = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
+    if (handle == NULL)
+        return -1;
+    int closed = handle == Py_None;
+    Py_DecRef(handle);
+    if (!closed)
+        return 0;
+    PyObject *result = PyObject_CallMethodObjArgs(memory, dnnl_interop_dlpack_s_release, key, NULL);
+    Py_DecRef(result);
+    return result != NULL ? 0 : -1;
+}
+
 static void dnnl_interop_dlpack_free(void *block, void *owner, int release) {
     if (owner != NULL && Py_IsInitialized()) {
         PyGILState_STATE gil = PyGILState_Ensure();
         PyObject *type, *value, *traceback;
         PyErr_Fetch(&type, &value, &traceback);
-        if (release) {
-            PyObject *result = PyObject_CallMethod(
-                PyTuple_GetItem((PyObject *)owner, 0), "_release", "(O)", PyTuple_GetItem((PyObject *)owner, 1));
-            if (result == NULL)
-                PyErr_WriteUnraisable((PyObject *)owner);
-            Py_DecRef(result);
-        }
+        if (release && dnnl_interop_dlpack_end_use(PyTuple_GetItem((PyObject *)owner, 0),
+                                                   PyTuple_GetItem((PyObject *)owner, 1)) < 0)
+            PyErr_WriteUnraisable((PyObject *)owner);
         Py_DecRef((PyObject *)owner);
         PyErr_Restore(type, value, traceback);
         PyGILState_Release(gil);
@@ -132,9 +157,8 @@ fail:
     if (release) { /* the use of the memory's handle ends here */
         PyObject *type, *value, *traceback;
         PyErr_Fetch(&type, &value, &traceback);
-        PyObject *result = PyObject_CallMethod(
-            PyTuple_GetItem(owner, 0), "_release", "(O)", PyTuple_GetItem(owner, 1));
-        Py_DecRef(result);
+        if (dnnl_interop_dlpack_end_use(PyTuple_GetItem(owner, 0), PyTuple_GetItem(owner, 1)) < 0)
+            PyErr_Clear();
         PyErr_Restore(type, value, traceback);
     }
     Py_DecRef(owner);
@@ -170,21 +194,15 @@ static unsigned long long dnnl_interop_dlpack_uses = 0; /* with the GIL held */
  * to still be the memory's, then its data handle read: the use keeps it valid
  * until the consumer's deleter ends it. Returns None for a closed memory, and
  * (for a buffer of no address) the int 0. */
-static PyObject *dnnl_interop_dlpack_export_memory(PyObject *self, PyObject *args) {
-    PyObject *template_, *memory, *handle, *address_object, *flags_object, *minor_object;
-    (void)self;
-    if (!PyArg_UnpackTuple(args, "export_memory", 6, 6, &template_, &memory, &handle, &address_object,
-                           &flags_object, &minor_object))
-        return NULL;
-    void *c_memory = PyLong_AsVoidPtr(address_object);
-    unsigned long long flags = PyLong_AsUnsignedLongLong(flags_object);
-    long minor = PyLong_AsLong(minor_object);
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *users = PyObject_GetAttrString(memory, "_views");
+static PyObject *dnnl_interop_dlpack_over_memory(PyObject *template_, PyObject *memory, PyObject *handle,
+                                                 void *c_memory, unsigned long long flags, long minor) {
+    PyObject *users = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_views);
     if (users == NULL)
         return NULL;
-    PyObject *key = Py_BuildValue("(ssK)", "view", "dlpack", ++dnnl_interop_dlpack_uses);
+    PyObject *count = PyLong_FromUnsignedLongLong(++dnnl_interop_dlpack_uses);
+    PyObject *key = count != NULL ? PyTuple_Pack(3, dnnl_interop_dlpack_s_view, dnnl_interop_dlpack_s_dlpack, count)
+                                  : NULL;
+    Py_DecRef(count);
     PyObject *owner = key != NULL ? PyTuple_New(2) : NULL;
     if (owner == NULL || PySet_Add(users, key) < 0) {
         Py_DecRef(users);
@@ -196,23 +214,145 @@ static PyObject *dnnl_interop_dlpack_export_memory(PyObject *self, PyObject *arg
     Py_IncRef(memory);
     PyTuple_SetItem(owner, 0, memory);
     PyTuple_SetItem(owner, 1, key); /* owner holds memory and key from here on */
-    PyObject *current = PyObject_GetAttrString(memory, "_handle");
+    PyObject *current = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
     int same = current == handle;
     Py_DecRef(current);
+    PyErr_Clear(); /* no _handle: not the handle given */
     void *data = NULL;
     if (same && dnnl_memory_get_data_handle((dnnl_memory_t)c_memory, &data) != dnnl_success)
         same = 0;
     if (!same || data == NULL) {
-        PyObject *result = PyObject_CallMethod(memory, "_release", "(O)", key);
-        Py_DecRef(result);
+        int ended = dnnl_interop_dlpack_end_use(memory, key);
         Py_DecRef(owner);
-        if (PyErr_Occurred())
+        if (ended < 0)
             return NULL;
         if (!same)
             Py_RETURN_NONE;
         return PyLong_FromLong(0);
     }
     return dnnl_interop_dlpack_capsule(template_, data, owner, flags, minor, 1);
+}
+
+static PyObject *dnnl_interop_dlpack_export_memory(PyObject *self, PyObject *args) {
+    PyObject *template_, *memory, *handle, *address_object, *flags_object, *minor_object;
+    (void)self;
+    if (!PyArg_UnpackTuple(args, "export_memory", 6, 6, &template_, &memory, &handle, &address_object,
+                           &flags_object, &minor_object))
+        return NULL;
+    void *c_memory = PyLong_AsVoidPtr(address_object);
+    unsigned long long flags = PyLong_AsUnsignedLongLong(flags_object);
+    long minor = PyLong_AsLong(minor_object);
+    if (PyErr_Occurred())
+        return NULL;
+    return dnnl_interop_dlpack_over_memory(template_, memory, handle, c_memory, flags, minor);
+}
+
+/* What export_host reads (set by configure): dicts of _dlpack.py, borrowed for the
+ * process's life (the module keeps them). */
+static PyObject *dnnl_interop_dlpack_host_templates, *dnnl_interop_dlpack_handles, *dnnl_interop_dlpack_minors;
+
+/* configure(host_templates, handles, minors): the dicts export_host reads (see _dlpack.py). */
+static PyObject *dnnl_interop_dlpack_configure(PyObject *self, PyObject *args) {
+    PyObject *templates, *handles, *minors;
+    (void)self;
+    if (!PyArg_UnpackTuple(args, "configure", 3, 3, &templates, &handles, &minors))
+        return NULL;
+    if (!PyDict_Check(templates) || !PyDict_Check(handles) || !PyDict_Check(minors)) {
+        PyErr_SetString(PyExc_TypeError, "configure: three dicts");
+        return NULL;
+    }
+    Py_IncRef(templates), Py_IncRef(handles), Py_IncRef(minors);
+    Py_DecRef(dnnl_interop_dlpack_host_templates);
+    Py_DecRef(dnnl_interop_dlpack_handles);
+    Py_DecRef(dnnl_interop_dlpack_minors);
+    dnnl_interop_dlpack_host_templates = templates, dnnl_interop_dlpack_handles = handles;
+    dnnl_interop_dlpack_minors = minors;
+    Py_RETURN_NONE;
+}
+
+/* d[id(obj)], borrowed, or NULL (no exception) when absent. */
+static PyObject *dnnl_interop_dlpack_by_id(PyObject *d, PyObject *obj) {
+    PyObject *id = PyLong_FromVoidPtr(obj);
+    if (id == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *found = PyDict_GetItemWithError(d, id);
+    Py_DecRef(id);
+    if (found == NULL)
+        PyErr_Clear();
+    return found;
+}
+
+/* export_host(memory, max_version): Memory.__dlpack__'s usual call in one C call, or None
+ * where it does not apply, for the Python path (_dlpack.export) to do or say what is needed:
+ * host memory of the CPU engine, open, with no work in flight, not read-only, of a layout
+ * exported in place before (host_templates[id(memory._layout)] is (that very layout,
+ * template)), whose handle's address _dlpack has read (handles[id(memory)] is (that very
+ * handle, its address)), and a max_version in minors. */
+static PyObject *dnnl_interop_dlpack_export_host(PyObject *self, PyObject *args) {
+    PyObject *memory, *max_version;
+    (void)self;
+    if (!PyArg_UnpackTuple(args, "export_host", 2, 2, &memory, &max_version))
+        return NULL;
+    if (dnnl_interop_dlpack_minors == NULL)
+        Py_RETURN_NONE;
+    PyObject *minor_object = PyDict_GetItemWithError(dnnl_interop_dlpack_minors, max_version);
+    if (minor_object == NULL) { /* unhashable or unknown: the Python path says why */
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    long minor = PyLong_AsLong(minor_object);
+    PyObject *layout = NULL, *in_flight = NULL, *keep = NULL, *runtime = NULL, *read_only = NULL, *handle = NULL;
+    PyObject *result = NULL;
+    int usable = 0;
+    void *c_memory = NULL;
+    PyObject *template_ = NULL;
+    layout = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_layout);
+    if (layout == NULL)
+        goto done;
+    PyObject *entry = dnnl_interop_dlpack_by_id(dnnl_interop_dlpack_host_templates, layout);
+    if (entry == NULL || !PyTuple_Check(entry) || PyTuple_Size(entry) != 2 || PyTuple_GetItem(entry, 0) != layout)
+        goto done;
+    template_ = PyTuple_GetItem(entry, 1);
+    in_flight = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_in_flight);
+    if (in_flight == NULL || PyObject_IsTrue(in_flight) != 0) /* work in flight: waited for in Python */
+        goto done;
+    keep = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_keep);
+    if (keep == NULL || !PyTuple_Check(keep) || PyTuple_Size(keep) < 2)
+        goto done;
+    runtime = PyObject_GetAttr(PyTuple_GetItem(keep, 1), dnnl_interop_dlpack_s_runtime);
+    if (runtime == NULL || PyObject_RichCompareBool(runtime, dnnl_interop_dlpack_s_native, Py_EQ) != 1)
+        goto done;
+    read_only = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_read_only);
+    if (read_only != NULL && PyObject_IsTrue(read_only) != 0)
+        goto done;
+    PyErr_Clear(); /* no _read_only: writable */
+    handle = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
+    if (handle == NULL || handle == Py_None)
+        goto done;
+    PyObject *known = dnnl_interop_dlpack_by_id(dnnl_interop_dlpack_handles, memory);
+    if (known == NULL || !PyTuple_Check(known) || PyTuple_Size(known) != 2 || PyTuple_GetItem(known, 0) != handle)
+        goto done;
+    c_memory = PyLong_AsVoidPtr(PyTuple_GetItem(known, 1));
+    usable = c_memory != NULL;
+done:
+    PyErr_Clear();
+    if (usable) {
+        Py_IncRef(template_); /* held through the call: the dict may be cleared meanwhile */
+        result = dnnl_interop_dlpack_over_memory(template_, memory, handle, c_memory, 0, minor);
+        Py_DecRef(template_);
+        if (result != NULL && !PyCapsule_CheckExact(result)) { /* closed meanwhile, or no buffer */
+            Py_DecRef(result);
+            result = NULL;
+            usable = 0;
+        }
+    }
+    Py_DecRef(layout), Py_DecRef(in_flight), Py_DecRef(keep), Py_DecRef(runtime), Py_DecRef(read_only);
+    Py_DecRef(handle);
+    if (usable)
+        return result; /* a capsule, or NULL with the exception set */
+    Py_RETURN_NONE;
 }
 
 /* take(capsule): None if it is no unused DLPack capsule; otherwise renamed
@@ -280,15 +420,36 @@ static PyMethodDef dnnl_interop_dlpack_methods[] = {
      "A DLPack capsule over a copy (see dnnl_interop/csrc/dlpack.c)."},
     {"export_memory", dnnl_interop_dlpack_export_memory, METH_VARARGS,
      "A DLPack capsule over a memory's buffer (see dnnl_interop/csrc/dlpack.c)."},
+    {"configure", dnnl_interop_dlpack_configure, METH_VARARGS,
+     "Give export_host the dicts it reads (see dnnl_interop/csrc/dlpack.c)."},
+    {"export_host", dnnl_interop_dlpack_export_host, METH_VARARGS,
+     "Memory.__dlpack__'s usual call, or None (see dnnl_interop/csrc/dlpack.c)."},
     {"take", dnnl_interop_dlpack_take, METH_O,
      "Take a DLPack capsule as its consumer (see dnnl_interop/csrc/dlpack.c)."},
     {NULL, NULL, 0, NULL},
 };
 
-/* Put export and take into the dict at address namespace: 0, or -1 (error cleared). */
+/* Make the names looked up, and put the functions of dnnl_interop_dlpack_methods into the dict
+ * at address namespace: 0, or -1 (error cleared). */
 static int dnnl_interop_dlpack_install(uintptr_t namespace) {
     PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
     int status = 0;
+    struct { PyObject **name; const char *text; } names[] = {
+        {&dnnl_interop_dlpack_s_views, "_views"}, {&dnnl_interop_dlpack_s_handle, "_handle"},
+        {&dnnl_interop_dlpack_s_release, "_release"}, {&dnnl_interop_dlpack_s_view, "view"},
+        {&dnnl_interop_dlpack_s_dlpack, "dlpack"}, {&dnnl_interop_dlpack_s_layout, "_layout"},
+        {&dnnl_interop_dlpack_s_in_flight, "_in_flight"}, {&dnnl_interop_dlpack_s_keep, "_keep"},
+        {&dnnl_interop_dlpack_s_runtime, "_runtime"}, {&dnnl_interop_dlpack_s_native, "native"},
+        {&dnnl_interop_dlpack_s_read_only, "_read_only"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (*names[i].name == NULL)
+            *names[i].name = PyUnicode_InternFromString(names[i].text);
+        if (*names[i].name == NULL) {
+            PyErr_Clear();
+            status = -1;
+        }
+    }
     for (PyMethodDef *method = dnnl_interop_dlpack_methods; method->ml_name != NULL; method++) {
         PyObject *function = PyCFunction_NewEx(method, NULL, NULL);
         if (function == NULL || PyDict_SetItemString((PyObject *)namespace, method->ml_name, function) < 0) {

@@ -188,6 +188,8 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
     Py_ssize_t position = 0;
     PyObject *index, *memory;
     while (PyDict_Next(args, &position, &index, &memory)) {
+        if (nargs == DNNL_INTEROP_FAST_MAX_ARGS) /* never, unless args grew since it was counted */
+            goto python;
         if (Py_TYPE(index) != &PyLong_Type && (PyObject *)Py_TYPE(index) != dnnl_interop_fast.arg_type)
             goto python;
         int overflow = 0;
@@ -344,7 +346,11 @@ static PyObject *dnnl_interop_fast_wait(PyObject *self, PyObject *stream) {
     PyObject *result = NULL, *ledger, *lock = NULL, *handle = NULL, *epoch = NULL, *next = NULL;
     int locked = 0;
     ledger = dnnl_interop_fast_get(stream, FN_ledger);
-    lock = ledger ? dnnl_interop_fast_get(ledger, FN_lock) : NULL;
+    if (ledger == NULL) {
+        PyErr_Clear(); /* a stream never set up: the Python path says so */
+        goto python;
+    }
+    lock = dnnl_interop_fast_get(ledger, FN_lock);
     locked = lock ? dnnl_interop_fast_lock(lock) : -1;
     if (locked <= 0)
         goto python_or_error;

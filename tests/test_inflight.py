@@ -273,9 +273,45 @@ def test_a_failed_fast_wait_lets_nothing_go(engine, transpose, counted_calls):
             stream.wait()
         assert set(stream._ledger.pending.values()) == {primitive, src, dst}
         assert all(id(stream) in obj._in_flight for obj in (primitive, src, dst))
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})  # stamped anew: the failed wait's epoch
+        assert all(obj._in_flight == {id(stream): stream._ledger.epoch} for obj in (primitive, src, dst))  # is over
         fail["wait"] = 0
         stream.wait()
-        assert [name for name, _ in calls] == ["execute", "wait", "wait"] and stream._ledger.idle
+        assert [name for name, _ in calls] == ["execute", "wait", "execute", "wait"] and stream._ledger.idle
+
+
+def test_submissions_before_a_wait_keep_what_each_uses(engine, counted_calls):
+    # The objects of a submission registered at the current epoch already are not
+    # registered again: the record is the same, and kept until the wait.
+    calls, _ = counted_calls
+    live = _owned.live_objects()
+    stream = dnnl.Stream(engine)
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    primitive = dnnl.reorder(src_desc, dst_desc, engine)
+    src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out.T)
+    other = dnnl.Memory(src_desc, engine, a + 10)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    bound.execute()  # the binding's first call: Python's
+    stream.wait()
+    calls.clear()
+    primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    bound.execute()  # all registered at this epoch already
+    primitive.execute(stream, {dnnl.ARG_FROM: other, dnnl.ARG_TO: dst})  # one more object
+    assert [name for name, _ in calls] == ["execute"] * 3
+    assert calls[-1][1] == {id(primitive), id(src), id(dst), id(other)}
+    epoch = stream._ledger.epoch
+    assert all(obj._in_flight == {id(stream): epoch} for obj in (primitive, src, dst, other))
+    bound.close()
+    del primitive, src, other, bound, src_desc, dst_desc
+    gc.collect()
+    assert len(stream._ledger.pending) == 4  # kept by the work alone
+    stream.wait()
+    assert out.ravel().tolist() == [10, 13, 11, 14, 12, 15] and stream._ledger.idle
+    del dst
+    stream.close()
+    gc.collect()
+    assert _owned.live_objects() == live
 
 
 def test_what_the_fast_path_does_not_take_goes_through_every_check(engine, transpose, counted_calls):

@@ -90,15 +90,27 @@ static void *dnnl_interop_fast_pointer(PyObject *cdata, PyObject *ctype) {
     return pointer;
 }
 
-/* The ledger's register: obj._in_flight[sid] = epoch; pending[id(obj)] = obj. */
+/* Whether obj is registered at epoch already (in_flight[sid] is epoch): then it is in
+ * pending too (invariant 1), and registering it again would change nothing. 1, 0 or -1. */
+static int dnnl_interop_fast_registered(PyObject *in_flight, PyObject *sid, PyObject *epoch) {
+    PyObject *stamped = PyDict_GetItemWithError(in_flight, sid);
+    if (stamped == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyObject_RichCompareBool(stamped, epoch, Py_EQ);
+}
+
+/* The ledger's register: obj._in_flight[sid] = epoch; pending[id(obj)] = obj (unless
+ * registered at epoch already: a submission after another one using obj, before a wait). */
 static int dnnl_interop_fast_register(PyObject *obj, PyObject *sid, PyObject *epoch, PyObject *pending) {
     PyObject *in_flight = PyObject_GetAttr(obj, NAME(in_flight));
     if (in_flight == NULL)
         return -1;
-    int status = PyDict_SetItem(in_flight, sid, epoch);
+    int status = dnnl_interop_fast_registered(in_flight, sid, epoch);
+    if (status == 0)
+        status = PyDict_SetItem(in_flight, sid, epoch);
     Py_DecRef(in_flight);
-    if (status < 0)
-        return -1;
+    if (status != 0)
+        return status < 0 ? -1 : 0;
     PyObject *key = PyLong_FromVoidPtr(obj);
     if (key == NULL)
         return -1;
@@ -397,14 +409,19 @@ done:
     return result;
 }
 
-/* The ledger's register_all(objects, epoch), given the objects' in-flight records. */
+/* The ledger's register_all(objects, epoch), given the objects' in-flight records (nothing
+ * to do if every one is registered at epoch already). */
 static int dnnl_interop_fast_register_all(PyObject *ledger, PyObject *objects, PyObject *records, PyObject *sid) {
     PyObject *epoch = dnnl_interop_fast_get(ledger, FN_epoch);
     PyObject *pending = epoch ? dnnl_interop_fast_get(ledger, FN_pending) : NULL;
-    int status = pending == NULL ? -1 : 0;
-    for (Py_ssize_t i = 0; status == 0 && i < PyTuple_Size(records); i++)
+    int status = pending == NULL ? -1 : 0, registered = 1;
+    for (Py_ssize_t i = 0; status == 0 && registered == 1 && i < PyTuple_Size(records); i++)
+        registered = dnnl_interop_fast_registered(PyTuple_GetItem(records, i), sid, epoch);
+    if (registered < 0)
+        status = -1;
+    for (Py_ssize_t i = 0; status == 0 && registered == 0 && i < PyTuple_Size(records); i++)
         status = PyDict_SetItem(PyTuple_GetItem(records, i), sid, epoch);
-    if (status == 0)
+    if (status == 0 && registered == 0)
         status = PyDict_Update(pending, objects);
     Py_DecRef(epoch);
     Py_DecRef(pending);

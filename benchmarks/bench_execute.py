@@ -52,7 +52,11 @@ function its Python path calls, is swapped for the no-op for the duration;
 the package is not modified; the binding is made before, with oneDNN's
 execute, as a user makes it), so only the Python-side work differs; each
 run without waits is followed by an untimed wait that lets go of what it
-registered. ``--cpu-time`` times it in CPU time of the thread, which other
+registered (within such a run every execute after the first finds its
+objects registered at the stream's current epoch already, which the C fast
+path does not register again; the variants with a wait, ``binding + wait``
+and ``bound wait=True``, register anew at each call, or not at all for the
+latter). ``--cpu-time`` times it in CPU time of the thread, which other
 processes on a loaded machine disturb less than the wall clock.
 ``--baseline REV`` adds ``binding`` and ``bound`` of the package as of git
 revision REV to it. Targets: binding minus raw cffi at most 1.0 µs a call; a bound

@@ -39,10 +39,11 @@ per-round ratios to the C loop. Tiny executions take microseconds with
 tens of percent of noise here, so these say little of a µs.
 
 Then **isolated** (the figures the targets are about), as ``bench_execute.py``
-does: ``_primitive._primitive_execute``, the function ``Primitive.execute``
-calls, is swapped for a C no-op of ``dnnl_primitive_execute``'s signature
-for the duration (the package is not modified; a binding made meanwhile
-keeps the no-op), so the variants differ only in their Python side:
+does: the C fast path's execute and wait (``_inflight.fast_calls``) and
+``_primitive._primitive_execute``, the function the Python path calls, are
+C no-ops of oneDNN's signatures for the duration (the package is not
+modified; the bindings are made before, with oneDNN's calls, as a user makes
+them), so the variants differ only in their Python side:
 ``binding`` (``primitive.execute(stream, args)``, no wait), ``bound``
 (``bound.execute()``, no wait) and ``raw cffi`` (the no-op called from a Python
 loop with a prebuilt ``dnnl_exec_arg_t[]`` of the same arguments), for each
@@ -412,24 +413,30 @@ def execute_part(rounds: int, calls: int, isolated_calls: int, results: Results,
 
     # --- isolated: dnnl_primitive_execute replaced by a C no-op ---
     import dnnl_interop._primitive as primitive_module
+    from dnnl_interop._inflight import fast_calls
 
     noop = bench_lib.noop_execute
     c_noop = cpu.bench_ffi.cast("void *", cpu.bench_ffi.addressof(bench_lib, "noop_execute"))
+    noop_wait = cpu.bench_ffi.cast("void *", cpu.bench_ffi.addressof(bench_lib, "noop_wait"))
     iso_loops = {}
+    for name, (primitive, args) in made.items():  # bound with oneDNN's execute, as a user binds
+        iso_loops[f"{name}: binding"] = binding_loop(primitive, args, wait=False)
+        iso_loops[f"{name}: bound"] = bound_loop(primitive, args, wait=False)
+        iso_loops[f"{name}: raw cffi"] = raw_loop(primitive, args, noop, None)
+        iso_loops[f"{name}: bound"](1)  # checked now: a binding's first call after objects changed is Python's
     real_execute = primitive_module._primitive_execute
+    # The no-ops in place of oneDNN's calls on both paths: the C fast path's and the Python one's.
     primitive_module._primitive_execute = noop
+    calls = fast_calls(_address(cpu.bench_ffi, c_noop), _address(cpu.bench_ffi, noop_wait))
+    calls.__enter__()
     try:
-        for name, (primitive, args) in made.items():
-            iso_loops[f"{name}: binding"] = binding_loop(primitive, args, wait=False)
-            iso_loops[f"{name}: bound"] = bound_loop(primitive, args, wait=False)  # bound now: keeps the no-op
-            iso_loops[f"{name}: raw cffi"] = raw_loop(primitive, args, noop, None)
         conv, conv_args = made["conv fwd"]
         iso_loops["C loop (3 args)"] = c_loop(conv, conv_args, c_noop, c_noop, each=False)
         before = bench_lib.noop_calls()
         for name in made:
             iso_loops[f"{name}: binding"](10)
             iso_loops[f"{name}: bound"](10)
-        if bench_lib.noop_calls() - before != 20 * len(made):
+        if bench_lib.noop_calls() - before != 22 * len(made):  # 10 executes and a wait, twice
             raise SystemExit("Primitive.execute or BoundExecution.execute no longer calls _primitive_execute: "
                              "the isolated measurement needs updating")
         print(f"isolated: dnnl_primitive_execute replaced by a C no-op; {rounds} rounds x {isolated_calls} calls, "
@@ -439,6 +446,7 @@ def execute_part(rounds: int, calls: int, isolated_calls: int, results: Results,
         print(f"({time.perf_counter() - started:.1f} s)")
     finally:
         primitive_module._primitive_execute = real_execute
+        calls.__exit__(None, None, None)
     width = max(map(len, isolated))
     iso = {name: _row(name, values, width) for name, values in isolated.items()}
     results.add("isolated", isolated, "s",
@@ -623,17 +631,23 @@ def train_part(rounds: int, results: Results, cpu_time: bool = False) -> None:
     # --- isolated: the oneDNN calls replaced by C no-ops ---
     import dnnl_interop._primitive as primitive_module
     import dnnl_interop._stream as stream_module
+    from dnnl_interop._inflight import fast_calls
 
+    noop_ptr = vp("void *", bench_ffi.addressof(bench_lib, "noop_execute"))
+    noop_wait_ptr = vp("void *", bench_ffi.addressof(bench_lib, "noop_wait"))
+    clock = time.thread_time if cpu_time else time.perf_counter
+    iso_loops = {"bound": bound_loop(clock), "binding": binding_loop(clock),  # bound with oneDNN's calls
+                 "raw cffi": raw_loop(bench_lib.noop_execute, bench_lib.noop_wait, clock),
+                 "C loop": c_loop(noop_ptr, noop_ptr, clock)}
+    iso_loops["bound"](1)  # checked now: a binding's first call after objects changed is Python's
+    # The no-ops in place of oneDNN's calls on both paths: the C fast path's and the Python one's.
     real = (primitive_module._primitive_execute, primitive_module._execute_and_wait, stream_module._stream_wait)
     primitive_module._primitive_execute = bench_lib.noop_execute
     primitive_module._execute_and_wait = bench_lib.noop_execute_and_wait
     stream_module._stream_wait = bench_lib.noop_wait
+    calls = fast_calls(_address(bench_ffi, noop_ptr), _address(bench_ffi, noop_wait_ptr))
+    calls.__enter__()
     try:
-        noop_ptr = vp("void *", bench_ffi.addressof(bench_lib, "noop_execute"))
-        clock = time.thread_time if cpu_time else time.perf_counter
-        iso_loops = {"bound": bound_loop(clock), "binding": binding_loop(clock),  # bound now: they keep the no-ops
-                     "raw cffi": raw_loop(bench_lib.noop_execute, bench_lib.noop_wait, clock),
-                     "C loop": c_loop(noop_ptr, noop_ptr, clock)}
         before = bench_lib.noop_calls()
         iso_loops["bound"](10)
         iso_loops["binding"](10)
@@ -643,6 +657,7 @@ def train_part(rounds: int, results: Results, cpu_time: bool = False) -> None:
         isolated = interleave(iso_loops, ISOLATED_ROUNDS, ISOLATED_STEPS)
     finally:
         primitive_module._primitive_execute, primitive_module._execute_and_wait, stream_module._stream_wait = real
+        calls.__exit__(None, None, None)
     print(f"isolated: the executes and the wait replaced by C no-ops; {ISOLATED_ROUNDS} rounds x {ISOLATED_STEPS} "
           f"steps, interleaved; {'CPU time of this thread' if cpu_time else 'wall clock'} per step:")
     iso = {name: _row(name, values, 10) for name, values in isolated.items()}
@@ -653,6 +668,11 @@ def train_part(rounds: int, results: Results, cpu_time: bool = False) -> None:
         results.derive(f"train isolated: {name} - raw cffi (s)", extra)
         print(f"  {name} - raw cffi = {extra * 1e6:.3f} µs of Python per step")
     cpu.close()
+
+
+def _address(bench_ffi, pointer) -> int:
+    """A function pointer of the benchmark's own cffi module as an address."""
+    return int(bench_ffi.cast("uintptr_t", pointer))
 
 
 def _arg_label(dnnl, index: int) -> str:

@@ -30,7 +30,12 @@ and ~90 µs a call):
 * ``bound``: ``bound = primitive.bind(stream, args)`` once, then
   ``bound.execute()`` and ``stream.wait()``; ``bound wait=True``:
   ``bound.execute(wait=True)``, the two in one call from Python (and one
-  into C, ``dnnl_interop_execute_and_wait``).
+  into C, the package's fast path, ``csrc/fastpath.c``);
+* ``C per call, GIL let go`` and ``C per call, GIL held``: the C loop's
+  body (the real execute then wait) as a C function of the Python C API,
+  called once per iteration from a Python loop, the GIL let go around the
+  two calls (as cffi and the binding do) or held: what a return to Python
+  between oneDNN's calls costs, without any binding work.
 
 oneDNN's own execute + wait of this reorder runs in two modes: ~6.5 µs
 (the first ~2,400 back-to-back executions of a process, and for as long as
@@ -40,11 +45,21 @@ which keeps every round in the fast mode; without it, the script splits the
 rounds by mode. The ratios are paired within each round. Neither
 the difference of those medians nor the median of the per-round paired
 differences (also printed) resolves a µs. A second, isolated measurement
-settles it: the same three variants with the oneDNN call replaced by a C
-no-op of the same signature (``_primitive._primitive_execute``, the function
-``Primitive.execute`` calls, is swapped for the no-op for the
-duration; the package is not modified), so only the Python-side work
-differs. Targets: binding minus raw cffi at most 1.0 µs a call; a bound
+settles it: the variants with the oneDNN calls replaced by C no-ops of the
+same signatures (the package's C fast path calls them through
+``_inflight.fast_calls``, and ``_primitive._primitive_execute``, the
+function its Python path calls, is swapped for the no-op for the duration;
+the package is not modified; the binding is made before, with oneDNN's
+execute, as a user makes it), so only the Python-side work differs; each
+run without waits is followed by an untimed wait that lets go of what it
+registered (within such a run every execute after the first finds its
+objects registered at the stream's current epoch already, which the C fast
+path does not register again; the variants with a wait, ``binding + wait``
+and ``bound wait=True``, register anew at each call, or not at all for the
+latter). ``--cpu-time`` times it in CPU time of the thread, which other
+processes on a loaded machine disturb less than the wall clock.
+``--baseline REV`` adds ``binding`` and ``bound`` of the package as of git
+revision REV to it. Targets: binding minus raw cffi at most 1.0 µs a call; a bound
 execute (``primitive.bind(stream, args)``, then ``bound.execute()``, the
 ``bound`` variant) at most 0.5 µs; execute then wait at most 1.10x the C loop.
 """
@@ -77,6 +92,9 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
                         help="sleep this long (untimed) before each timed run: 0.03 keeps oneDNN's "
                              "execute + wait in its fast mode for every round")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the isolated measurement in CPU time of this thread (time.thread_time), "
+                             "which other processes on a loaded machine disturb less than the wall clock")
     parser.add_argument("--baseline", metavar="REV",
                         help="also time Primitive.execute of the package as of git revision REV "
                              "(imported under another name, sharing this build's _ffi)")
@@ -181,11 +199,26 @@ def main() -> None:
             raise RuntimeError("the C loop saw a failing call")
         return seconds
 
+    # The C loop's body, one execute + wait per call from Python: what returning to Python
+    # between oneDNN's calls costs, with the GIL let go around them (as cffi and the binding do)
+    # or held.
+    once = _per_call_module(execute_ptr, wait_ptr, c_loop_args)
+
+    def c_per_call(release_gil):
+        def run(n):
+            call = once
+            t0 = time.perf_counter()
+            for _ in range(n):
+                call(release_gil)
+            return time.perf_counter() - t0
+        return run
+
     print(f"{library.version} at {library.path}; engine {engine.kind.name}")
     results.machine(onednn=str(library.version), engine=engine.kind.name)
     print(f"{args.rounds} rounds x {args.calls} executions, each + wait, per variant, interleaved; "
           "per execution:")
-    loops = {"binding": binding, "raw cffi": raw, "floor": floor, "C loop": c_loop}
+    loops = {"binding": binding, "raw cffi": raw, "floor": floor, "C loop": c_loop,
+             "C per call, GIL let go": c_per_call(True), "C per call, GIL held": c_per_call(False)}
     if bound is not None:
         loops["bound"] = bound_loop
         loops["bound wait=True"] = bound_wait_loop
@@ -232,56 +265,97 @@ def main() -> None:
     noop = bench_lib.noop_execute
     c_noop = bench_ffi.cast("void *", bench_ffi.addressof(bench_lib, "noop_execute"))
 
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+
     def binding_noop(n):
         execute = primitive.execute
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             execute(stream, exec_args)
-        return time.perf_counter() - t0
+        seconds = clock() - t0
+        stream.wait()  # untimed: lets go of what the run registered
+        return seconds
 
     def raw_noop(n):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             if noop(p_handle, s_handle, 3, c_args):
                 raise RuntimeError("unreachable")
-        return time.perf_counter() - t0
+        return clock() - t0
 
     def c_loop_noop(n):
         # A no-op "wait" too: the no-op execute stands in for both.
-        return bench_lib.execute_loop(c_noop, c_noop, c_loop_args[0], c_loop_args[1],
-                                      c_loop_args[2], c_loop_args[3], n)
+        t0 = clock()
+        seconds = bench_lib.execute_loop(c_noop, c_noop, c_loop_args[0], c_loop_args[1],
+                                         c_loop_args[2], c_loop_args[3], n)
+        return seconds if clock is time.perf_counter else clock() - t0
 
-    bound_noops = []  # bound while the no-op is in place: a bound execute keeps the function it was made with
+    def binding_wait_noop(n):
+        execute, wait = primitive.execute, stream.wait
+        t0 = clock()
+        for _ in range(n):
+            execute(stream, exec_args)
+            wait()
+        return clock() - t0
+
+    def bound_wait_noop(n):
+        execute = bound.execute
+        t0 = clock()
+        for _ in range(n):
+            execute(wait=True)
+        return clock() - t0
+
+    def raw_wait_noop(n):
+        t0 = clock()
+        for _ in range(n):
+            if noop(p_handle, s_handle, 3, c_args) or noop_wait(s_handle):
+                raise RuntimeError("unreachable")
+        return clock() - t0
 
     def bound_noop(n):
-        execute = bound_noops[0].execute
-        t0 = time.perf_counter()
+        execute = bound.execute  # bound with oneDNN's execute, as a user binds; its calls reach the no-op
+        t0 = clock()
         for _ in range(n):
             execute()
-        return time.perf_counter() - t0
+        seconds = clock() - t0
+        stream.wait()  # untimed: lets go of what the run registered
+        return seconds
 
-    variants = {"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop}
+    noop_wait = bench_lib.noop_wait
+    variants = {"binding": binding_noop, "raw cffi": raw_noop, "C loop": c_loop_noop,
+                "binding + wait": binding_wait_noop, "raw cffi + wait": raw_wait_noop}
     if bound is not None:
         variants["bound"] = bound_noop
+        variants["bound wait=True"] = bound_wait_noop
     baseline_module = None
     if args.baseline:
-        baseline_module, baseline_noop = _baseline_variant(args.baseline, engine_args=(src, dst))
+        baseline_module, baseline_noop, baseline_bound_noop = _baseline_variant(
+            args.baseline, engine_args=(src, dst), clock=clock)
         variants[f"binding at {args.baseline}"] = baseline_noop
+        if bound is not None:
+            variants[f"bound at {args.baseline}"] = baseline_bound_noop
+    if bound is not None:  # checked now: a binding's first call after objects changed takes the Python path
+        bound.execute(wait=True)
     execute_module = _execute_module(primitive)
     real_execute = execute_module._primitive_execute
+    # The no-ops in place of oneDNN's calls on both paths: the C fast path's (fast_calls) and the
+    # Python one's (_primitive_execute, the function it calls).
     execute_module._primitive_execute = noop
-    if bound is not None:
-        bound_noops.append(primitive.bind(stream, exec_args))
+    calls = _fast_calls(bench_ffi, bench_lib)
+    calls.__enter__()
     if baseline_module is not None:
         baseline_module._primitive_execute = noop
     try:
         before = bench_lib.noop_calls()
         binding_noop(10)
-        if bench_lib.noop_calls() - before != 10:
-            raise SystemExit("Primitive.execute no longer calls _primitive_execute: "
-                             "the isolated measurement needs updating")
-        print(f"isolated: the oneDNN call replaced by a C no-op; {args.rounds} rounds x "
-              f"{args.isolated_calls} calls; per call:")
+        if bound is not None:
+            bound_noop(10)
+        if bench_lib.noop_calls() - before != (22 if bound is not None else 11):  # 10 executes and a wait each
+            raise SystemExit("Primitive.execute or BoundExecution.execute no longer calls the replaced "
+                             "functions: the isolated measurement needs updating")
+        print(f"isolated: the oneDNN calls replaced by C no-ops; {args.rounds} rounds x "
+              f"{args.isolated_calls} calls; {'CPU time of this thread' if args.cpu_time else 'wall clock'} "
+              "per call:")
         isolated = interleave(variants, args.rounds, args.isolated_calls)
         iso = report(isolated)
         results.add("isolated", isolated, "s",
@@ -289,9 +363,13 @@ def main() -> None:
                     "in each round")
     finally:
         execute_module._primitive_execute = real_execute
+        calls.__exit__(None, None, None)
     if args.baseline:
         then = iso[f"binding at {args.baseline}"]
         print(f"  binding now - binding at {args.baseline} = {(iso['binding'] - then) * 1e6:.3f} µs a call")
+        if bound is not None:
+            then = iso[f"bound at {args.baseline}"]
+            print(f"  bound now - bound at {args.baseline} = {(iso['bound'] - then) * 1e6:.3f} µs a call")
     extra = iso["binding"] - iso["raw cffi"]
     print(f"  Python-side extra of the binding: binding - raw cffi = {extra * 1e6:.3f} µs, "
           f"binding - C = {(iso['binding'] - iso['C loop']) * 1e6:.3f} µs")
@@ -302,6 +380,11 @@ def main() -> None:
         print(f"  bound - raw cffi = {bound_extra * 1e6:.3f} µs; target <= 0.5 µs: "
               f"{'meets' if bound_extra <= 0.5e-6 else 'MISSES'}")
         results.derive("isolated: bound - raw cffi (s)", bound_extra)
+        wait_extra = iso["bound wait=True"] - iso["raw cffi + wait"]
+        print(f"  with the wait: binding + wait - raw cffi + wait = "
+              f"{(iso['binding + wait'] - iso['raw cffi + wait']) * 1e6:.3f} µs, "
+              f"bound wait=True - raw cffi + wait = {wait_extra * 1e6:.3f} µs")
+        results.derive("isolated: bound wait=True - raw cffi + wait (s)", wait_extra)
     results.derive("isolated: binding - raw cffi (s)", extra)
     results.write(args.json)
     for memory in (m_src, m_dst):
@@ -311,6 +394,85 @@ def main() -> None:
     engine.close()
 
 
+PER_CALL_CDEF = """
+int per_call_install(uintptr_t namespace, void *execute, void *wait, void *primitive, void *stream, int nargs,
+                     void *args);
+"""
+
+PER_CALL_SOURCE = r"""
+typedef int (*execute_fn_t)(void *primitive, void *stream, int nargs, const void *args);
+typedef int (*wait_fn_t)(void *stream);
+static execute_fn_t per_call_execute;
+static wait_fn_t per_call_wait;
+static void *per_call_primitive, *per_call_stream, *per_call_args;
+static int per_call_nargs;
+
+/* once(release_gil): one execute then wait, the GIL let go around both or held. */
+static PyObject *per_call_once(PyObject *self, PyObject *release) {
+    (void)self;
+    int failed;
+    if (PyObject_IsTrue(release)) {
+        Py_BEGIN_ALLOW_THREADS
+        failed = per_call_execute(per_call_primitive, per_call_stream, per_call_nargs, per_call_args)
+            || per_call_wait(per_call_stream);
+        Py_END_ALLOW_THREADS
+    } else {
+        failed = per_call_execute(per_call_primitive, per_call_stream, per_call_nargs, per_call_args)
+            || per_call_wait(per_call_stream);
+    }
+    if (failed) {
+        PyErr_SetString(PyExc_RuntimeError, "a oneDNN call failed");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef per_call_method = {"once", per_call_once, METH_O, NULL};
+
+static int per_call_install(uintptr_t namespace, void *execute, void *wait, void *primitive, void *stream,
+                            int nargs, void *args) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    per_call_execute = (execute_fn_t)execute, per_call_wait = (wait_fn_t)wait;
+    per_call_primitive = primitive, per_call_stream = stream, per_call_nargs = nargs, per_call_args = args;
+    PyObject *function = PyCFunction_NewEx(&per_call_method, NULL, NULL);
+    int status = function == NULL || PyDict_SetItemString((PyObject *)namespace, "once", function) < 0 ? -1 : 0;
+    Py_XDECREF(function);
+    if (status)
+        PyErr_Clear();
+    PyGILState_Release(gil);
+    return status;
+}
+"""
+
+
+def _per_call_module(execute_ptr, wait_ptr, c_loop_args):
+    """``once(release_gil)``: the C loop's body as a Python function of the CPython C API
+    (one execute then wait of the real oneDNN functions), installed into a dict by address."""
+    from _bench import compile_module
+
+    per_call_ffi, per_call_lib = compile_module("_bench_execute_per_call", PER_CALL_CDEF, PER_CALL_SOURCE)
+    namespace = {}
+
+    def pointer(cdata):  # a void * of the benchmark's other cffi module
+        return per_call_ffi.cast("void *", int(per_call_ffi.cast("uintptr_t", cdata)))
+
+    primitive, stream, nargs, args = c_loop_args
+    if per_call_lib.per_call_install(id(namespace), pointer(execute_ptr), pointer(wait_ptr), pointer(primitive),
+                                     pointer(stream), nargs, pointer(args)):
+        raise RuntimeError("the per-call C function could not be installed")
+    return namespace["once"]
+
+
+def _fast_calls(bench_ffi, bench_lib):
+    """The package's C fast path calling the benchmark's no-ops (a context manager)."""
+    from dnnl_interop._inflight import fast_calls
+
+    def address(name):
+        return int(bench_ffi.cast("uintptr_t", bench_ffi.addressof(bench_lib, name)))
+
+    return fast_calls(address("noop_execute"), address("noop_wait"))
+
+
 def _paused(loop, seconds):
     def run(n):
         time.sleep(seconds)
@@ -318,7 +480,7 @@ def _paused(loop, seconds):
     return run
 
 
-def _baseline_variant(revision: str, engine_args):
+def _baseline_variant(revision: str, engine_args, clock=time.perf_counter):
     """This package's Python modules as of ``revision``, importable as
     ``dnnl_interop_baseline`` (``_ffi`` stays this build's): the module whose
     ``_primitive_execute`` its primitives call, and a no-op-timing function
@@ -357,13 +519,28 @@ def _baseline_variant(revision: str, engine_args):
 
     def baseline_noop(n):
         execute = primitive.execute
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             execute(stream, exec_args)
-        return time.perf_counter() - t0
+        seconds = clock() - t0
+        stream.wait()
+        return seconds
 
-    baseline_noop.keep = (engine, stream, primitive, exec_args, src_md, dst_md)
-    return _execute_module(primitive), baseline_noop
+    bound = []  # bound once the no-op is in place: a binding of older revisions keeps the function it was made with
+
+    def baseline_bound_noop(n):
+        if not bound:
+            bound.append(primitive.bind(stream, exec_args))
+        execute = bound[0].execute
+        t0 = clock()
+        for _ in range(n):
+            execute()
+        seconds = clock() - t0
+        stream.wait()
+        return seconds
+
+    baseline_noop.keep = (engine, stream, primitive, exec_args, src_md, dst_md, bound)
+    return _execute_module(primitive), baseline_noop, baseline_bound_noop
 
 
 def _execute_module(primitive):

@@ -250,6 +250,7 @@ def one_argument(bound, prepared, run):
     """``bound`` (a ``BoundExecution``) making its execute-and-wait call as ``run(prepared)``:
     the same status convention as ``dnnl_interop_execute_and_wait``, one argument."""
     bound._call_and_wait, bound._c_call_and_wait = run, (prepared,)
+    bound._fast = None  # the package's C fast path would not make that call: its Python path does
     return bound
 
 

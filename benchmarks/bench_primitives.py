@@ -362,7 +362,7 @@ def cpu_part(rounds: int, results: Results) -> None:
     print(f"  conv: plain / any = {statistics.median(plain_ratios):.0f}x (median of the per-round ratios), "
           f"ratio of the medians {m['conv plain nchw/oihw binding'] / m['conv any binding']:.0f}x")
 
-    _isolated(mm, mm_args, binding_loop, bound_loop, raw_loop, bench_lib, results)
+    _isolated(mm, mm_args, binding_loop, bound_loop, raw_loop, bench_ffi, bench_lib, results)
 
     for memory in keep:
         if isinstance(memory, tuple):
@@ -372,7 +372,7 @@ def cpu_part(rounds: int, results: Results) -> None:
         obj.close()
 
 
-def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib, results: Results) -> None:
+def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_ffi, bench_lib, results: Results) -> None:
     """The Python side alone: the matmul's execute + wait with both oneDNN calls replaced by
     C no-ops, through the binding (and bound, with wait=True) and as raw cffi calls; then
     execute alone."""
@@ -388,9 +388,18 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib, re
         "binding execute": binding_loop(primitive, args, wait=False),
         "raw cffi execute": raw_loop(primitive, args, bench_lib.noop_execute, None),
     }
+    from dnnl_interop._inflight import fast_calls
+
+    loops["bound execute(wait=True)"] = bound_loop(primitive, args)  # bound with oneDNN's calls, as users bind
+    loops["bound execute(wait=True)"](1)  # checked now: a binding's first call after objects changed is Python's
+    # The no-ops in place of oneDNN's calls on the package's C fast path (fast_calls) and its Python path.
     execute_module._primitive_execute, stream_module._stream_wait = bench_lib.noop_execute, bench_lib.noop_wait
     execute_module._execute_and_wait = bench_lib.noop_execute_and_wait
-    loops["bound execute(wait=True)"] = bound_loop(primitive, args)  # bound now: it keeps the no-op
+    def address(name):
+        return int(bench_ffi.cast("uintptr_t", bench_ffi.addressof(bench_lib, name)))
+
+    calls = fast_calls(address("noop_execute"), address("noop_wait"))
+    calls.__enter__()
     try:
         before = bench_lib.noop_calls()
         loops["binding execute + wait"](10)
@@ -402,6 +411,7 @@ def _isolated(primitive, args, binding_loop, bound_loop, raw_loop, bench_lib, re
     finally:
         execute_module._primitive_execute, stream_module._stream_wait = real_execute, real_wait
         execute_module._execute_and_wait = real_execute_and_wait
+        calls.__exit__(None, None, None)
     print(f"isolated: the matmul's oneDNN calls replaced by C no-ops; {ISOLATED_ROUNDS} rounds x "
           f"{ISOLATED_CALLS} calls, interleaved; per call:")
     m = {name: _row(name, values, max(map(len, loops))) for name, values in per_call.items()}

@@ -21,6 +21,7 @@ from ._buffers import array_types
 from ._engine import runtime_of
 from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
+from ._inflight import fast
 from ._library import status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
@@ -41,6 +42,7 @@ _call_keys = _shared.call_keys
 _NULL = ffi.NULL
 _new = ffi.new
 _plain_execute = lib.dnnl_primitive_execute  # routed through OpenCL's execute when Arrays are behind the memories
+_fast_bound, _fast_bound_wait = fast["execute_bound"], fast["execute_bound_wait"]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 # The first item of the layout a primitive expects at its scales and zero points:
 # (VALUES, data type), values of that type read in order, whatever the memory's shape.
@@ -159,6 +161,10 @@ def submit(
             raise _explain(status, name, primitive, stream, list(items), runtime)
     finally:
         lock.release()
+
+
+def _address(pointer: CData) -> int:
+    return int(ffi.cast("uintptr_t", pointer))
 
 
 def _what(index: object) -> str:
@@ -578,7 +584,8 @@ class BoundExecution:
     """
 
     __slots__ = ("_primitive", "_stream", "_ledger", "_objects", "_pending", "_memories", "_over_arrays",
-                 "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked")
+                 "_c_call", "_c_call_and_wait", "_call", "_call_and_wait", "_name", "_args", "_key", "_checked",
+                 "_fast")
 
     def __init__(self, primitive: Executable, stream: Stream, args: Mapping[int, Memory | None],
                  call: Callable[..., int], call_and_wait: Callable[..., int], name: str) -> None:
@@ -587,6 +594,8 @@ class BoundExecution:
         # (lib.dnnl_interop_execute_and_wait).
         self._key: int | None = None  # nothing held yet: __del__ may run if this fails
         self._checked = -1  # _shared.changes when the objects were last found unchanged
+        # What the C fast path (_inflight.fast's execute_bound) reads, None where it never applies.
+        self._fast: tuple[object, ...] | None = None
         captured: list[tuple[CData, CData, int, CData]] = []
 
         def capture(c_primitive: CData, c_stream: CData, nargs: int, c_args: CData) -> int:
@@ -613,6 +622,14 @@ class BoundExecution:
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
             obj._depend(key)  # a binding is a user of its handles (see _owned)
         self._key = key
+        if call is _plain_execute and not self._over_arrays:
+            # The C call's arguments as addresses: _c_call keeps them valid, the binding its handles.
+            # (objects by id, their in-flight records (each object's one dict), the ledger and its sid, the
+            # stream, and the C call's primitive, stream, nargs and args; see csrc/fastpath.c).
+            c_primitive, c_stream, nargs, c_args = self._c_call
+            records = tuple(obj._in_flight for obj in self._objects)
+            self._fast = (self._pending, records, self._ledger, self._ledger.sid, stream, _address(c_primitive),
+                          _address(c_stream), nargs, _address(c_args))
 
     def close(self) -> None:
         """Let go of the primitive's and the memories' handles (destroying those closed
@@ -622,6 +639,7 @@ class BoundExecution:
         """
         with self._ledger.lock:  # never during an execute with its wait, which relies on them
             key, self._key = self._key, None
+            self._fast = None
         self._let_go(key)
 
     def __del__(self) -> None:
@@ -656,6 +674,17 @@ class BoundExecution:
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
+        status = _fast_bound_wait(self) if wait else _fast_bound(self)  # the common case, in C (see _inflight)
+        if status is None:
+            return self._execute(wait)
+        if status > 0:
+            raise _explain(status, self._name, self._primitive, self._stream, list(self._args.items()), None)
+        if status:
+            raise status_error(-status, "dnnl_stream_wait")
+        return None
+
+    def _execute(self, wait: bool) -> None:
+        """:meth:`execute`, in Python: every case."""
         stream, ledger = self._stream, self._ledger
         lock = ledger.lock
         lock.acquire()
@@ -734,3 +763,8 @@ class BoundExecution:
     def _submit_checked(self) -> None:
         """Something changed since the binding: an execute with every check. Holds the lock."""
         self._unlocked(lambda: submit(self._primitive, self._stream, self._args, (), self._call, self._name))
+
+
+# The C fast path (_inflight.fast) checks what submit checks first, against these.
+fast["configure"](Stream, Memory, Arg, vars(_stream), array_types, _shared, _PRIMITIVE_TYPE,
+                  ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"))

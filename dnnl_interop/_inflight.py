@@ -49,6 +49,17 @@ Invariants (every method below that changes the ledger holds ``lock``):
    ``_owned``, never the reverse; submitters hold one ledger lock at a time.
    Re-pointing a memory takes every ledger's lock in turn
    (:func:`lock_every_stream`, under ``_owned``'s ``repoint_lock``).
+
+The common case of a submission and of a wait is also written in C
+(``csrc/fastpath.c``, installed below as :data:`fast`): ``Primitive.execute``,
+``Stream.wait`` and ``BoundExecution.execute`` call it first. It keeps these
+invariants step by step as the methods below do (registering before reading
+a handle, letting go only after a successful wait, oneDNN's calls made
+holding the lock, which it waits for as the Python path does), and it hands
+anything unusual to the Python path before taking a step the Python path
+would not repeat identically: tracked events, kept objects other than
+owned ones (for a wait: the Python :meth:`Ledger.let_go`), refusals, closed
+objects, interpreter exit, a forked child, the process's first CPU work.
 """
 
 from __future__ import annotations
@@ -58,8 +69,9 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ._ffi import ffi, lib
 from ._owned import Owned, shared
 
 if TYPE_CHECKING:
@@ -71,6 +83,12 @@ _deferred = shared.deferred
 WATCHING: tuple[float, Callable[[], bool]] = (math.inf, lambda: False)
 # Every open stream's ledger, by the stream's id: re-pointing a memory locks them all.
 _ledgers: weakref.WeakValueDictionary[int, Ledger] = weakref.WeakValueDictionary()
+# The C fast path (csrc/fastpath.c): execute, wait, execute_bound, execute_bound_wait (each
+# returns None where it hands over to the Python path), configure (once, by _execution) and
+# set_calls (the functions it calls for oneDNN's execute and wait: tests and benchmarks).
+fast: dict[str, Callable[..., Any]] = {}
+if lib.dnnl_interop_fastpath_install(id(fast)):
+    raise ImportError("dnnl_interop._ffi: the fast path's functions could not be installed")
 
 
 class Ledger:
@@ -285,3 +303,20 @@ def lock_every_stream(before_each_round: Callable[[], None]) -> Iterator[list[Le
     finally:
         for ledger in locked:
             ledger.lock.release()
+
+
+@contextmanager
+def fast_calls(execute: CData | int | None = None, wait: CData | int | None = None) -> Iterator[None]:
+    """For the block, the C fast path calls ``execute`` and ``wait`` in place of oneDNN's
+    ``dnnl_primitive_execute`` and ``dnnl_stream_wait`` (function pointers of their
+    signatures, cffi's or addresses; None: oneDNN's own): for tests and benchmarks. The
+    Python path keeps calling what ``_primitive`` and ``_stream`` name."""
+    def address(function: CData | int | None) -> int:
+        return 0 if function is None else function if isinstance(function, int) else \
+            int(ffi.cast("uintptr_t", function))
+
+    previous = fast["set_calls"](address(execute), address(wait))
+    try:
+        yield
+    finally:
+        fast["set_calls"](*previous)

@@ -18,9 +18,10 @@ from ._args import ARGS
 from ._attr import PrimitiveAttr, post_op_arg
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
 from ._enums import DataType, PrimitiveKind, Query
-from ._execution import PRELU_TAGS, VALUES, BoundExecution, _attr_arg_name, submit
+from ._execution import PRELU_TAGS, VALUES, BoundExecution, _attr_arg_name, _explain, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
+from ._inflight import fast
 from ._library import check, checked, has_function, status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
@@ -228,9 +229,13 @@ class Primitive(Owned):
                 argument or an object on another engine when the binding can tell).
             DnnlError: another failure oneDNN reports.
         """
-        if self._scratchpads is not None:
-            args = self._with_scratchpad(stream, args)
-        submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
+        status = _fast_execute(self, stream, args)  # the common case, in C (see _inflight)
+        if status is None:  # anything else: every check in Python
+            if self._scratchpads is not None:
+                args = self._with_scratchpad(stream, args)
+            submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
+        elif status:
+            raise _explain(status, "dnnl_primitive_execute", self, stream, list(args.items()), None)
 
     def bind(self, stream: Stream, args: Mapping[int, Memory | None]) -> BoundExecution:
         """``execute(stream, args)`` checked once, for a loop that submits it many
@@ -254,6 +259,7 @@ class Primitive(Owned):
 
 _primitive_execute = lib.dnnl_primitive_execute
 _execute_and_wait = lib.dnnl_interop_execute_and_wait
+_fast_execute = fast["execute"]
 
 
 # The user key of what _hold_handles holds: next_impl tells a held hint by it.

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._engine import Engine, engine_of, optional_engine, runtime_of
 from ._ffi import ffi, lib
-from ._inflight import Ledger
+from ._inflight import Ledger, fast
 from ._library import check
 from ._owned import Adoption, Owned, foreign_pointer, shared, using
 from ._validate import bool_argument
@@ -39,6 +39,7 @@ __all__ = ["Stream"]
 
 _STREAM_TYPE = ffi.typeof("dnnl_stream_t")
 _stream_wait = lib.dnnl_stream_wait
+_fast_wait = fast["wait"]
 # Checked by every submission (one test on its hot path, see _execution.submit): None, or
 # the function that decides whether work may be submitted to a stream, and raises if
 # not (set at interpreter exit, and in a process forked after CPU work: see _after_fork_in_child).
@@ -130,7 +131,13 @@ class Stream(Owned):
                 in flight (that work never finishes here).
             DnnlError: oneDNN reports a failure of the work or of the wait.
         """
-        # The loop users run is execute then wait: plain operations only here.
+        # The loop users run is execute then wait: its common case is C (_inflight.fast),
+        # which hands anything else (a busy lock, a closed stream...) to the Python below.
+        status = _fast_wait(self)
+        if status is not None:
+            if status:  # a failed wait lets nothing go
+                check(status, "dnnl_stream_wait")
+            return
         # The wait holds the stream's lock, as executes and the close's own wait
         # do: oneDNN's stream is not thread-safe (two threads waiting on one SYCL
         # stream at once corrupt its list of dependencies).

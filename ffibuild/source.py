@@ -25,7 +25,9 @@ in one C call (``csrc/sized.c``, ``dnnl_interop/_sized.py``).
 ``dnnl_interop_execute_and_wait`` makes an execute and its stream's wait one C
 call (``csrc/execute.c``, a bound execute's loop), and ``dnnl_interop_run_prepared``
 the same from one struct prepared once (``csrc/prepared.c``: one argument to
-convert per call); ``csrc/dlpack.c`` is the C
+convert per call); ``csrc/fastpath.c`` is the common case of execute and wait
+with the in-flight ledger's bookkeeping (``dnnl_interop/_inflight.py``);
+``csrc/dlpack.c`` is the C
 side of DLPack capsules (``dnnl_interop/_dlpack.py``).
 
 The source is one translation unit, the files' text in order (no ``#include``
@@ -57,12 +59,12 @@ SYSTEM = "system.h"  # the system headers
 GLIBC_SYMBOL_VERSIONS = "glibc_symbol_versions.h"
 TABLE = "table.c"  # before the functions' slots, stubs and trampolines
 BIND = "bind.c"  # after the table of symbols
-HELPERS = ("sized.h", "sized.c", "execute.h", "execute.c", "prepared.h", "prepared.c", "exit.c", "dlpack.h",
-           "dlpack.c")
+HELPERS = ("sized.h", "sized.c", "execute.h", "execute.c", "prepared.h", "prepared.c", "fastpath.c", "exit.c",
+           "dlpack.h", "dlpack.c")
 # What cffi declares of the helpers, beside _cdef.make_cdef's: a .h is declared to
 # cffi and to C alike, a .cdef to cffi only.
-PRIVATE_CDEF = ("sized.h", "sized.cdef", "execute.h", "execute.cdef", "prepared.h", "prepared.cdef", "exit.cdef",
-                "dlpack.h", "dlpack.cdef")
+PRIVATE_CDEF = ("sized.h", "sized.cdef", "execute.h", "execute.cdef", "prepared.h", "prepared.cdef", "fastpath.cdef",
+                "exit.cdef", "dlpack.h", "dlpack.cdef")
 
 
 def csrc(name: str) -> str:

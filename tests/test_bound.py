@@ -195,26 +195,58 @@ def test_execute_with_wait_is_one_c_call_that_waits_only_after_a_successful_exec
         dnnl.Status.INVALID_ARGUMENTS)
 
 
-def test_execute_with_wait_reports_a_failed_wait_and_keeps_the_work_in_flight(engine, stream):
+@pytest.fixture(params=["C fast path", "Python path"])
+def failing_calls(request, monkeypatch):
+    """``fail(wait=..., execute=...)``: the wait (after oneDNN's, which runs the work) or the
+    execute of ``bound.execute(wait=True)`` fails with that status, on the C fast path
+    (``_inflight.fast_calls``) or on the Python path (the binding's C call replaced)."""
+    from dnnl_interop import _inflight
+    from dnnl_interop._ffi import ffi, lib
+
+    statuses = {"execute": 0, "wait": 0}
+
+    @ffi.callback("dnnl_interop_execute_fn")
+    def execute(primitive, stream, nargs, args):
+        return statuses["execute"] or lib.dnnl_primitive_execute(primitive, stream, nargs, args)
+
+    @ffi.callback("dnnl_interop_wait_fn")
+    def wait(stream):
+        status = lib.dnnl_stream_wait(stream)
+        return statuses["wait"] or status
+
+    def fail(bound, *, execute=0, wait=0):
+        statuses.update(execute=execute, wait=wait)
+        if request.param == "Python path":
+            bound._fast = None  # the binding's fast record: without it, every call is Python's
+            call_and_wait = bound._call_and_wait
+
+            def failing(*arguments):
+                if execute:
+                    return execute
+                status = call_and_wait(*arguments)
+                return -wait if wait and not status else status
+
+            monkeypatch.setattr(bound, "_call_and_wait", failing)
+
+    with _inflight.fast_calls(execute, wait):
+        yield fail
+
+
+def test_execute_with_wait_reports_a_failed_wait_and_keeps_the_work_in_flight(engine, stream, failing_calls):
     a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
     primitive, src, dst, bound = _bound_transpose(engine, stream, a, out)
     bound.execute(wait=True)
     assert stream._ledger.pending == {}
-    call_and_wait = bound._call_and_wait
-
-    def wait_fails(*arguments):  # oneDNN runs the work, then its wait fails
-        assert call_and_wait(*arguments) == 0
-        return -dnnl.Status.RUNTIME_ERROR
-
-    bound._call_and_wait = wait_fails
+    failing_calls(bound, wait=dnnl.Status.RUNTIME_ERROR)  # oneDNN runs the work, then its wait fails
     with pytest.raises(dnnl.errors.DnnlRuntimeError, match="dnnl_stream_wait"):
         bound.execute(wait=True)
     # Nothing is known finished: the work keeps what it uses until a wait succeeds.
     assert set(stream._ledger.pending.values()) == {primitive, src, dst}
+    failing_calls(bound)
     stream.wait()
     assert stream._ledger.pending == {} and (out == a.T).all()
 
-    bound._call_and_wait = lambda *arguments: dnnl.Status.INVALID_ARGUMENTS  # oneDNN refuses
+    failing_calls(bound, execute=dnnl.Status.INVALID_ARGUMENTS)  # oneDNN refuses
     with pytest.raises(dnnl.InvalidArgumentsError, match="dnnl_primitive_execute"):
         bound.execute(wait=True)
     assert stream._ledger.pending == {}  # a refused execute runs nothing and keeps nothing

@@ -9,13 +9,14 @@ is known finished. These tests pin the record and the wall around it.
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import dnnl_interop as dnnl
-from dnnl_interop import _inflight
+from dnnl_interop import _inflight, _owned
 
 PACKAGE = Path(dnnl.__file__).parent
 _MUTATORS = {"pop", "popitem", "clear", "update", "setdefault", "__setitem__", "__delitem__"}
@@ -160,12 +161,174 @@ def test_no_two_threads_are_in_onednn_on_one_stream_at_once(engine, monkeypatch)
         inside[key] -= 1
         return real_wait(handle)
 
-    monkeypatch.setattr(_stream, "_stream_wait", slow_wait)
+    monkeypatch.setattr(_stream, "_stream_wait", slow_wait)  # the Python path's wait
     stream = dnnl.Stream(engine)
-    threads = [threading.Thread(target=lambda: [stream.wait() for _ in range(5)]) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with _inflight.fast_calls(wait=ffi.callback("dnnl_interop_wait_fn", slow_wait)):  # the C fast path's
+        threads = [threading.Thread(target=lambda: [stream.wait() for _ in range(5)]) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     stream.close()
-    assert not overlaps
+    assert not overlaps and sum(inside.values()) == 0 and len(inside) == 1  # 15 waits, one at a time
+
+
+# --- the C fast path (csrc/fastpath.c): the same record, step by step --------------------------
+
+
+@pytest.fixture
+def counted_calls():
+    """The C fast path's oneDNN calls, counted: ``calls`` gets ``("execute", what the ledger
+    records as pending at that moment)`` and ``("wait", ...)``; ``fail["wait"]`` makes
+    waits fail (after oneDNN's, which finishes the work)."""
+    from dnnl_interop._ffi import ffi, lib
+
+    calls: list[tuple[str, set[int]]] = []
+    fail = {"wait": 0}
+
+    def pending(c_stream) -> set[int]:
+        ledger = next((ledger for ledger in _inflight.ledgers()
+                       if (stream := ledger.stream()) is not None and not stream.closed
+                       and stream.handle == c_stream), None)
+        return set() if ledger is None else set(ledger.pending)
+
+    @ffi.callback("dnnl_interop_execute_fn")
+    def execute(primitive, stream, nargs, args):
+        calls.append(("execute", pending(stream)))
+        return lib.dnnl_primitive_execute(primitive, stream, nargs, args)
+
+    @ffi.callback("dnnl_interop_wait_fn")
+    def wait(stream):
+        calls.append(("wait", pending(stream)))
+        return lib.dnnl_stream_wait(stream) or fail["wait"]
+
+    with _inflight.fast_calls(execute, wait):
+        yield calls, fail
+
+
+def test_the_fast_path_registers_what_the_work_uses_before_calling_onednn(engine, transpose, counted_calls):
+    primitive, src, dst = transpose
+    calls, _ = counted_calls
+    with dnnl.Stream(engine) as stream:
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst, dnnl.ARG_SCRATCHPAD: None})
+        assert calls == [("execute", {id(primitive), id(src), id(dst)})]  # taken, and registered first
+        assert all(obj._in_flight == {id(stream): stream._ledger.epoch} for obj in (primitive, src, dst))
+        stream.wait()
+        assert calls[1] == ("wait", {id(primitive), id(src), id(dst)})
+        assert stream._ledger.pending == {} and all(obj._idle() for obj in (primitive, src, dst))
+        bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        calls.clear()
+        bound.execute()  # the binding's first call checks in Python; the next ones are C's
+        bound.execute()
+        assert calls == [("execute", {id(primitive), id(src), id(dst)})]
+        stream.wait()
+        calls.clear()
+        bound.execute(wait=True)  # nothing registered: the binding holds the handles, the lock is held
+        assert calls == [("execute", set()), ("wait", set())] and stream._ledger.pending == {}
+        bound.close()
+
+
+def test_work_submitted_on_the_fast_path_keeps_what_it_uses_after_every_reference_is_dropped(
+        engine, counted_calls):
+    calls, _ = counted_calls
+    live = _owned.live_objects()
+    stream = dnnl.Stream(engine)
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    primitive = dnnl.reorder(src_desc, dst_desc, engine)
+    args = {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a), dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out.T)}
+    primitive.execute(stream, args)
+    assert [name for name, _ in calls] == ["execute"]
+    kept = set(stream._ledger.pending)
+    del primitive, args, src_desc, dst_desc, a
+    gc.collect()
+    assert set(stream._ledger.pending) == kept and _owned.live_objects() > live  # kept by the work alone
+    stream.wait()
+    assert out.ravel().tolist() == [0, 3, 1, 4, 2, 5] and stream._ledger.pending == {}
+    stream.close()
+    gc.collect()
+    assert _owned.live_objects() == live
+
+
+def test_the_fast_wait_destroys_what_was_closed_while_work_used_it(engine, transpose, counted_calls):
+    primitive, src, dst = transpose
+    calls, _ = counted_calls
+    deferred = _owned.Owned._shared.deferred
+    with dnnl.Stream(engine) as stream:
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        src._close_handle()  # closed as another thread's close does, while the work uses it
+        assert src.closed and id(src) in deferred
+        stream.wait()
+        assert [name for name, _ in calls] == ["execute", "wait"]
+        assert id(src) not in deferred and stream._ledger.pending == {}  # destroyed by the wait's let-go
+
+
+def test_a_failed_fast_wait_lets_nothing_go(engine, transpose, counted_calls):
+    primitive, src, dst = transpose
+    calls, fail = counted_calls
+    with dnnl.Stream(engine) as stream:
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        fail["wait"] = dnnl.Status.RUNTIME_ERROR
+        with pytest.raises(dnnl.errors.DnnlRuntimeError, match="dnnl_stream_wait"):
+            stream.wait()
+        assert set(stream._ledger.pending.values()) == {primitive, src, dst}
+        assert all(id(stream) in obj._in_flight for obj in (primitive, src, dst))
+        primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})  # stamped anew: the failed wait's epoch
+        assert all(obj._in_flight == {id(stream): stream._ledger.epoch} for obj in (primitive, src, dst))  # is over
+        fail["wait"] = 0
+        stream.wait()
+        assert [name for name, _ in calls] == ["execute", "wait", "execute", "wait"] and stream._ledger.idle
+
+
+def test_submissions_before_a_wait_keep_what_each_uses(engine, counted_calls):
+    # The objects of a submission registered at the current epoch already are not
+    # registered again: the record is the same, and kept until the wait.
+    calls, _ = counted_calls
+    live = _owned.live_objects()
+    stream = dnnl.Stream(engine)
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    primitive = dnnl.reorder(src_desc, dst_desc, engine)
+    src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out.T)
+    other = dnnl.Memory(src_desc, engine, a + 10)
+    bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    bound.execute()  # the binding's first call: Python's
+    stream.wait()
+    calls.clear()
+    primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+    bound.execute()  # all registered at this epoch already
+    primitive.execute(stream, {dnnl.ARG_FROM: other, dnnl.ARG_TO: dst})  # one more object
+    assert [name for name, _ in calls] == ["execute"] * 3
+    assert calls[-1][1] == {id(primitive), id(src), id(dst), id(other)}
+    epoch = stream._ledger.epoch
+    assert all(obj._in_flight == {id(stream): epoch} for obj in (primitive, src, dst, other))
+    bound.close()
+    del primitive, src, other, bound, src_desc, dst_desc
+    gc.collect()
+    assert len(stream._ledger.pending) == 4  # kept by the work alone
+    stream.wait()
+    assert out.ravel().tolist() == [10, 13, 11, 14, 12, 15] and stream._ledger.idle
+    del dst
+    stream.close()
+    gc.collect()
+    assert _owned.live_objects() == live
+
+
+def test_what_the_fast_path_does_not_take_goes_through_every_check(engine, transpose, counted_calls):
+    primitive, src, dst = transpose
+    calls, _ = counted_calls
+    with dnnl.Stream(engine) as stream:
+        too_small = dnnl.Memory(dnnl.MemoryDesc((2, 2), "f32", "ab"), engine)
+        with pytest.raises(ValueError, match=r"args\[1\] .*shape"):
+            primitive.execute(stream, {dnnl.ARG_FROM: too_small, dnnl.ARG_TO: dst})
+        with pytest.raises(TypeError, match=r"expected a dnnl_interop\.Memory, got int"):
+            primitive.execute(stream, {dnnl.ARG_FROM: 3, dnnl.ARG_TO: dst})
+        with pytest.raises(TypeError, match=r"keys are ARG_\* indices"):
+            primitive.execute(stream, {"src": src, dnnl.ARG_TO: dst})
+        assert calls == []  # none reached oneDNN
+        stream.wait()
+        dst.close()
+        with pytest.raises(dnnl.ClosedObjectError, match=r"args\[17\] .*closed"):
+            primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
+        stream.wait()
+        assert [name for name, _ in calls] == ["wait", "wait"] and stream._ledger.idle

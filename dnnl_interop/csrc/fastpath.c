@@ -1,0 +1,633 @@
+/* The common case of execute and wait, with the in-flight ledger's bookkeeping,
+ * in C (after execute.h). dnnl_interop_fastpath_install puts six functions of
+ * the Python C API (stable ABI only) into a dict given by its address (id(),
+ * CPython's address of the object), as dlpack.c does; dnnl_interop/_inflight.py
+ * installs them, and its invariants hold here as in its Python.
+ *
+ * Each function either does the whole job or, finding anything unusual, takes
+ * no step and returns None: the caller then takes the Python path, which checks
+ * everything and raises the right error: no step at all before the ledger's
+ * lock is taken; after it, only registrations that the Python path repeats identically
+ * (the same objects, in the same order, at the same epoch) before raising or
+ * going on. The GIL is held throughout but around oneDNN's calls, which are
+ * made holding the stream's lock (invariant 5), and while waiting for that lock,
+ * as the Python path makes and takes them.
+ *
+ *   execute(primitive, stream, args) -> None | status     Primitive.execute
+ *   wait(stream) -> None | status                          Stream.wait
+ *   execute_bound(bound) -> None | status                  BoundExecution.execute()
+ *   execute_bound_wait(bound) -> None | status             BoundExecution.execute(wait=True)
+ *   configure(...)                                         once, by _execution
+ *   set_calls(execute, wait) -> (execute, wait)            the functions called
+ *
+ * A status is oneDNN's: 0, or the refusal of an execute (positive), or a wait's
+ * failure negated (execute_bound_wait). */
+
+#define DNNL_INTEROP_FAST_MAX_ARGS 64 /* more arguments take the Python path */
+
+static struct {
+    int configured;
+    PyObject *stream_type, *memory_type, *arg_type;
+    PyObject *stream_globals; /* _stream's namespace: admission, cpu_work_submitted */
+    PyObject *array_types;    /* _buffers.array_types: memories over pyopencl Arrays exist */
+    PyObject *shared;         /* _owned.shared: changes */
+    PyObject *deferred;       /* shared.deferred: closed objects waiting for their users */
+    PyObject *primitive_ctype, *stream_ctype, *memory_ctype;
+    dnnl_interop_execute_fn execute;
+    dnnl_interop_wait_fn wait;
+} dnnl_interop_fast;
+
+/* Interned attribute names. */
+static PyObject *dnnl_interop_fast_names[27];
+enum {
+    FN_ledger, FN_handle, FN_lock, FN_acquire, FN_release, FN_events, FN_deps, FN_pending, FN_epoch, FN_sid,
+    FN_on_cpu, FN_arg_sizes, FN_arg_layouts, FN_required, FN_scratchpads, FN_in_flight, FN_executable, FN_size,
+    FN_layout, FN_admission, FN_cpu_work_submitted, FN_changes, FN_let_go, FN_release_key, FN_stream, FN_fast, FN_checked,
+};
+static const char *const dnnl_interop_fast_name_text[] = {
+    "_ledger", "_handle", "lock", "acquire", "release", "events", "deps", "pending", "epoch", "sid",
+    "on_cpu", "_arg_sizes", "_arg_layouts", "_required", "_scratchpads", "_in_flight", "_executable", "_size",
+    "_layout", "admission", "cpu_work_submitted", "changes", "let_go", "_release", "_stream", "_fast", "_checked",
+};
+#define NAME(n) dnnl_interop_fast_names[FN_##n]
+
+static PyObject *dnnl_interop_fast_get(PyObject *obj, int name) {
+    return PyObject_GetAttr(obj, dnnl_interop_fast_names[name]);
+}
+
+/* Take the stream's lock, as the Python path does (waiting for it with the GIL let go):
+ * 1 taken, -1 error (an interruption while waiting). */
+static int dnnl_interop_fast_lock(PyObject *lock) {
+    PyObject *taken = PyObject_CallMethodObjArgs(lock, NAME(acquire), NULL);
+    if (taken == NULL)
+        return -1;
+    Py_DecRef(taken);
+    return 1;
+}
+
+/* Let go of the stream's lock; keeps an exception being raised. -1 if the release failed. */
+static int dnnl_interop_fast_unlock(PyObject *lock) {
+    if (PyErr_Occurred() == NULL) {
+        PyObject *result = PyObject_CallMethodObjArgs(lock, NAME(release), NULL);
+        Py_DecRef(result);
+        return result == NULL ? -1 : 0;
+    }
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject *result = PyObject_CallMethodObjArgs(lock, NAME(release), NULL);
+    if (result == NULL)
+        PyErr_Clear();
+    Py_DecRef(result);
+    PyErr_Restore(type, value, traceback);
+    return -1;
+}
+
+/* The pointer a cffi pointer of ctype holds (NULL with an exception for anything else). */
+static void *dnnl_interop_fast_pointer(PyObject *cdata, PyObject *ctype) {
+    char *pointer = _cffi_to_c_pointer(cdata, (struct _cffi_ctypedescr *)ctype);
+    if (pointer == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "a NULL handle"); /* never made by this binding */
+    return pointer;
+}
+
+/* Whether obj is registered at epoch already (in_flight[sid] is epoch): then it is in
+ * pending too (invariant 1), and registering it again would change nothing. 1, 0 or -1. */
+static int dnnl_interop_fast_registered(PyObject *in_flight, PyObject *sid, PyObject *epoch) {
+    PyObject *stamped = PyDict_GetItemWithError(in_flight, sid);
+    if (stamped == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyObject_RichCompareBool(stamped, epoch, Py_EQ);
+}
+
+/* The ledger's register: obj._in_flight[sid] = epoch; pending[id(obj)] = obj (unless
+ * registered at epoch already: a submission after another one using obj, before a wait). */
+static int dnnl_interop_fast_register(PyObject *obj, PyObject *sid, PyObject *epoch, PyObject *pending) {
+    PyObject *in_flight = PyObject_GetAttr(obj, NAME(in_flight));
+    if (in_flight == NULL)
+        return -1;
+    int status = dnnl_interop_fast_registered(in_flight, sid, epoch);
+    if (status == 0)
+        status = PyDict_SetItem(in_flight, sid, epoch);
+    Py_DecRef(in_flight);
+    if (status != 0)
+        return status < 0 ? -1 : 0;
+    PyObject *key = PyLong_FromVoidPtr(obj);
+    if (key == NULL)
+        return -1;
+    status = PyDict_SetItem(pending, key, obj);
+    Py_DecRef(key);
+    return status;
+}
+
+static int dnnl_interop_fast_true(PyObject *obj) { /* a non-empty container, or True */
+    return obj != NULL && obj != Py_None && PyObject_IsTrue(obj) > 0;
+}
+
+/* Whether the binding refuses new work now (at interpreter exit, in a forked child)
+ * or the first CPU work of the process is being submitted: both take the Python path.
+ * 1 yes, 0 no, -1 error. */
+static int dnnl_interop_fast_unusual(PyObject *ledger) {
+    PyObject *globals = dnnl_interop_fast.stream_globals;
+    PyObject *admission = PyDict_GetItemWithError(globals, NAME(admission));
+    if (admission == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    if (admission != Py_None)
+        return 1;
+    PyObject *submitted = PyDict_GetItemWithError(globals, NAME(cpu_work_submitted));
+    if (submitted == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    if (submitted == Py_True)
+        return 0;
+    PyObject *on_cpu = dnnl_interop_fast_get(ledger, FN_on_cpu);
+    if (on_cpu == NULL)
+        return -1;
+    Py_DecRef(on_cpu);
+    return on_cpu == Py_True;
+}
+
+/* execute(primitive, stream, args): Primitive.execute's common case, _execution.submit's
+ * steps: an exact Stream and dict, int or Arg keys, exact Memory values (or None) of the
+ * size and layout the primitive takes there, no workspace, runtime dimensions or binding
+ * scratchpad, no pyopencl Array behind any memory, no tracked event on the stream. */
+static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) {
+    (void)self;
+    PyObject *primitive, *stream, *args;
+    if (!PyArg_UnpackTuple(call_args, "execute", 3, 3, &primitive, &stream, &args))
+        return NULL;
+    if (!dnnl_interop_fast.configured || (PyObject *)Py_TYPE(stream) != dnnl_interop_fast.stream_type
+            || Py_TYPE(args) != &PyDict_Type || PyList_Size(dnnl_interop_fast.array_types) != 0)
+        Py_RETURN_NONE;
+    Py_ssize_t count = PyDict_Size(args);
+    if (count > DNNL_INTEROP_FAST_MAX_ARGS)
+        Py_RETURN_NONE;
+    PyObject *result = NULL, *ledger = NULL, *lock = NULL, *sizes = NULL, *layouts = NULL, *required = NULL,
+             *scratchpads = NULL, *c_stream_object = NULL, *events = NULL, *epoch = NULL, *sid = NULL,
+             *pending = NULL, *c_primitive_object = NULL;
+    int locked = 0;
+    sizes = dnnl_interop_fast_get(primitive, FN_arg_sizes);
+    layouts = sizes ? dnnl_interop_fast_get(primitive, FN_arg_layouts) : NULL;
+    required = layouts ? dnnl_interop_fast_get(primitive, FN_required) : NULL;
+    scratchpads = required ? dnnl_interop_fast_get(primitive, FN_scratchpads) : NULL;
+    ledger = scratchpads ? dnnl_interop_fast_get(stream, FN_ledger) : NULL;
+    if (ledger == NULL) {
+        PyErr_Clear(); /* no primitive of this binding: the Python path says so */
+        goto python;
+    }
+    if (Py_TYPE(sizes) != &PyDict_Type || Py_TYPE(layouts) != &PyDict_Type || scratchpads != Py_None
+            || dnnl_interop_fast_true(required))
+        goto python;
+    int unusual = dnnl_interop_fast_unusual(ledger);
+    if (unusual)
+        goto python_or_error;
+    lock = dnnl_interop_fast_get(ledger, FN_lock);
+    locked = lock ? dnnl_interop_fast_lock(lock) : -1;
+    if (locked <= 0)
+        goto python_or_error;
+    /* The stream's lock is held: closing the stream takes it, so it stays open. */
+    c_stream_object = dnnl_interop_fast_get(stream, FN_handle);
+    events = c_stream_object ? dnnl_interop_fast_get(ledger, FN_events) : NULL;
+    if (events == NULL)
+        goto error;
+    if (c_stream_object == Py_None || dnnl_interop_fast_true(events))
+        goto python; /* closed (the Python path raises), or tracked submissions to let go of first */
+    epoch = dnnl_interop_fast_get(ledger, FN_epoch);
+    sid = epoch ? dnnl_interop_fast_get(ledger, FN_sid) : NULL;
+    pending = sid ? dnnl_interop_fast_get(ledger, FN_pending) : NULL;
+    if (pending == NULL || dnnl_interop_fast_register(primitive, sid, epoch, pending) < 0)
+        goto error;
+    dnnl_exec_arg_t entries[DNNL_INTEROP_FAST_MAX_ARGS];
+    int nargs = 0;
+    Py_ssize_t position = 0;
+    PyObject *index, *memory;
+    while (PyDict_Next(args, &position, &index, &memory)) {
+        if (nargs == DNNL_INTEROP_FAST_MAX_ARGS) /* never, unless args grew since it was counted */
+            goto python;
+        if (Py_TYPE(index) != &PyLong_Type && (PyObject *)Py_TYPE(index) != dnnl_interop_fast.arg_type)
+            goto python;
+        int overflow = 0;
+        long arg = PyLong_AsLongAndOverflow(index, &overflow);
+        if (overflow || arg < INT32_MIN || arg > INT32_MAX) {
+            PyErr_Clear();
+            goto python;
+        }
+        entries[nargs].arg = (int)arg;
+        entries[nargs].memory = NULL;
+        if (memory != Py_None) {
+            if ((PyObject *)Py_TYPE(memory) != dnnl_interop_fast.memory_type)
+                goto python; /* before registering it: an object of another kind is not kept */
+            if (dnnl_interop_fast_register(memory, sid, epoch, pending) < 0)
+                goto error;
+            /* Read after registering (invariant 2). */
+            PyObject *handle = dnnl_interop_fast_get(memory, FN_executable);
+            if (handle == NULL)
+                goto error;
+            if (handle == Py_None) { /* closed, being re-pointed, or no buffer */
+                Py_DecRef(handle);
+                goto python;
+            }
+            PyObject *size = dnnl_interop_fast_get(memory, FN_size);
+            PyObject *layout = size ? dnnl_interop_fast_get(memory, FN_layout) : NULL;
+            PyObject *needed = layout ? PyDict_GetItemWithError(sizes, index) : NULL;
+            PyObject *expected = layout && !PyErr_Occurred() ? PyDict_GetItemWithError(layouts, index) : NULL;
+            int other = PyErr_Occurred() ? -1 : 0;
+            if (!other && needed != NULL)
+                other = PyObject_RichCompareBool(size, needed, Py_LT);
+            if (!other && expected != NULL && expected != layout)
+                other = 1;
+            if (!other)
+                entries[nargs].memory = dnnl_interop_fast_pointer(handle, dnnl_interop_fast.memory_ctype);
+            Py_DecRef(handle);
+            Py_DecRef(size);
+            Py_DecRef(layout);
+            if (other < 0 || (!other && entries[nargs].memory == NULL))
+                goto error;
+            if (other)
+                goto python; /* too small or of another layout: the Python path explains */
+        }
+        nargs++;
+    }
+    c_primitive_object = dnnl_interop_fast_get(primitive, FN_handle);
+    if (c_primitive_object == NULL)
+        goto error;
+    if (c_primitive_object == Py_None)
+        goto python;
+    void *c_primitive = dnnl_interop_fast_pointer(c_primitive_object, dnnl_interop_fast.primitive_ctype);
+    void *c_stream = c_primitive ? dnnl_interop_fast_pointer(c_stream_object, dnnl_interop_fast.stream_ctype) : NULL;
+    if (c_stream == NULL)
+        goto error;
+    dnnl_interop_execute_fn execute = dnnl_interop_fast.execute;
+    dnnl_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = execute((const_dnnl_primitive_t)c_primitive, (dnnl_stream_t)c_stream, nargs, entries);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLong((long)status);
+    goto done;
+python_or_error:
+    if (PyErr_Occurred())
+        goto error;
+python:
+    Py_IncRef(Py_None);
+    result = Py_None;
+    goto done;
+error:
+    result = NULL;
+done:
+    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
+        Py_DecRef(result);
+        result = NULL;
+    }
+    Py_DecRef(sizes);
+    Py_DecRef(layouts);
+    Py_DecRef(required);
+    Py_DecRef(scratchpads);
+    Py_DecRef(ledger);
+    Py_DecRef(lock);
+    Py_DecRef(c_stream_object);
+    Py_DecRef(events);
+    Py_DecRef(epoch);
+    Py_DecRef(sid);
+    Py_DecRef(pending);
+    Py_DecRef(c_primitive_object);
+    return result;
+}
+
+/* The ledger's let_go(epoch) for a ledger without tracked events or other kept objects
+ * (those take the Python method): what work stamped up to epoch used is let go. */
+static int dnnl_interop_fast_let_go(PyObject *ledger, PyObject *epoch) {
+    PyObject *events = dnnl_interop_fast_get(ledger, FN_events);
+    PyObject *deps = events ? dnnl_interop_fast_get(ledger, FN_deps) : NULL;
+    int status = deps == NULL ? -1 : 0;
+    if (status == 0 && (dnnl_interop_fast_true(events) || dnnl_interop_fast_true(deps))) {
+        PyObject *result = PyObject_CallMethodObjArgs(ledger, NAME(let_go), epoch, NULL);
+        status = result == NULL ? -1 : 1;
+        Py_DecRef(result);
+    }
+    Py_DecRef(events);
+    Py_DecRef(deps);
+    if (status != 0)
+        return status < 0 ? -1 : 0;
+    PyObject *pending = dnnl_interop_fast_get(ledger, FN_pending);
+    if (pending == NULL)
+        return -1;
+    if (PyDict_Size(pending) == 0) {
+        Py_DecRef(pending);
+        return 0;
+    }
+    PyObject *sid = dnnl_interop_fast_get(ledger, FN_sid);
+    PyObject *kept = sid ? PyDict_New() : NULL;
+    PyObject *claim = kept ? PyList_New(0) : NULL;
+    status = claim == NULL ? -1 : 0;
+    Py_ssize_t position = 0;
+    PyObject *key, *obj;
+    while (status == 0 && PyDict_Next(pending, &position, &key, &obj)) {
+        PyObject *in_flight = dnnl_interop_fast_get(obj, FN_in_flight);
+        if (in_flight == NULL) {
+            status = -1;
+            break;
+        }
+        PyObject *stamped = PyDict_GetItemWithError(in_flight, sid);
+        int later = stamped != NULL ? PyObject_RichCompareBool(stamped, epoch, Py_GT) : (PyErr_Occurred() ? -1 : 0);
+        if (later > 0)
+            status = PyDict_SetItem(kept, key, obj);
+        else if (later < 0 || PyDict_DelItem(in_flight, sid) < 0) /* KeyError if unrecorded, as in Python */
+            status = -1;
+        else if (PyDict_Contains(dnnl_interop_fast.deferred, key) > 0) /* closed meanwhile */
+            status = PyList_Append(claim, obj);
+        Py_DecRef(in_flight);
+    }
+    if (status == 0)
+        status = PyObject_SetAttr(ledger, NAME(pending), kept);
+    for (Py_ssize_t i = 0; status == 0 && i < PyList_Size(claim); i++) {
+        /* letting go as any user does: the last one destroys */
+        PyObject *result = PyObject_CallMethodObjArgs(PyList_GetItem(claim, i), NAME(release_key), Py_None, NULL);
+        status = result == NULL ? -1 : 0;
+        Py_DecRef(result);
+    }
+    Py_DecRef(pending);
+    Py_DecRef(sid);
+    Py_DecRef(kept);
+    Py_DecRef(claim);
+    return status;
+}
+
+/* wait(stream): Stream.wait of an open Stream whose lock is free. */
+static PyObject *dnnl_interop_fast_wait(PyObject *self, PyObject *stream) {
+    (void)self;
+    if (!dnnl_interop_fast.configured || (PyObject *)Py_TYPE(stream) != dnnl_interop_fast.stream_type)
+        Py_RETURN_NONE;
+    PyObject *result = NULL, *ledger, *lock = NULL, *handle = NULL, *epoch = NULL, *next = NULL;
+    int locked = 0;
+    ledger = dnnl_interop_fast_get(stream, FN_ledger);
+    if (ledger == NULL) {
+        PyErr_Clear(); /* a stream never set up: the Python path says so */
+        goto python;
+    }
+    lock = dnnl_interop_fast_get(ledger, FN_lock);
+    locked = lock ? dnnl_interop_fast_lock(lock) : -1;
+    if (locked <= 0)
+        goto python_or_error;
+    handle = dnnl_interop_fast_get(stream, FN_handle);
+    if (handle == NULL)
+        goto error;
+    if (handle == Py_None)
+        goto python; /* closed: the Python path says why */
+    void *c_stream = dnnl_interop_fast_pointer(handle, dnnl_interop_fast.stream_ctype);
+    epoch = c_stream ? dnnl_interop_fast_get(ledger, FN_epoch) : NULL; /* the ledger's begin_wait */
+    PyObject *one = epoch ? PyLong_FromLong(1) : NULL;
+    next = one ? PyNumber_Add(epoch, one) : NULL;
+    Py_DecRef(one);
+    if (next == NULL || PyObject_SetAttr(ledger, NAME(epoch), next) < 0)
+        goto error;
+    dnnl_interop_wait_fn wait = dnnl_interop_fast.wait;
+    dnnl_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = wait((dnnl_stream_t)c_stream);
+    Py_END_ALLOW_THREADS
+    if (status == dnnl_success && dnnl_interop_fast_let_go(ledger, epoch) < 0) /* a failed wait lets nothing go */
+        goto error;
+    result = PyLong_FromLong((long)status);
+    goto done;
+python_or_error:
+    if (PyErr_Occurred())
+        goto error;
+python:
+    Py_IncRef(Py_None);
+    result = Py_None;
+    goto done;
+error:
+    result = NULL;
+done:
+    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
+        Py_DecRef(result);
+        result = NULL;
+    }
+    Py_DecRef(ledger);
+    Py_DecRef(lock);
+    Py_DecRef(handle);
+    Py_DecRef(epoch);
+    Py_DecRef(next);
+    return result;
+}
+
+/* The ledger's register_all(objects, epoch), given the objects' in-flight records (nothing
+ * to do if every one is registered at epoch already). */
+static int dnnl_interop_fast_register_all(PyObject *ledger, PyObject *objects, PyObject *records, PyObject *sid) {
+    PyObject *epoch = dnnl_interop_fast_get(ledger, FN_epoch);
+    PyObject *pending = epoch ? dnnl_interop_fast_get(ledger, FN_pending) : NULL;
+    int status = pending == NULL ? -1 : 0, registered = 1;
+    for (Py_ssize_t i = 0; status == 0 && registered == 1 && i < PyTuple_Size(records); i++)
+        registered = dnnl_interop_fast_registered(PyTuple_GetItem(records, i), sid, epoch);
+    if (registered < 0)
+        status = -1;
+    for (Py_ssize_t i = 0; status == 0 && registered == 0 && i < PyTuple_Size(records); i++)
+        status = PyDict_SetItem(PyTuple_GetItem(records, i), sid, epoch);
+    if (status == 0 && registered == 0)
+        status = PyDict_Update(pending, objects);
+    Py_DecRef(epoch);
+    Py_DecRef(pending);
+    return status;
+}
+
+/* BoundExecution._fast, read by execute_bound: what never changes while the binding is open. */
+enum { BOUND_OBJECTS, BOUND_RECORDS, BOUND_LEDGER, BOUND_SID, BOUND_STREAM, BOUND_PRIMITIVE, BOUND_C_STREAM,
+       BOUND_NARGS, BOUND_ARGS, BOUND_FIELDS };
+
+/* execute_bound(bound) and execute_bound_wait(bound): BoundExecution.execute of an open binding made by
+ * Primitive.bind over no pyopencl Array, whose objects are unchanged since (_shared.changes
+ * is the _checked it last found them unchanged at), on an open stream that has no tracked
+ * event (with wait, nothing in flight). Its _fast: (its objects by id, their _in_flight
+ * records, the stream's ledger, the ledger's sid, the stream, and the C call's primitive,
+ * stream, nargs and args as addresses), None once closed. With wait, nothing is
+ * registered unless the wait fails: the binding holds every handle, and the stream's lock
+ * is held through both calls. */
+static PyObject *dnnl_interop_fast_bound(PyObject *bound, int wait) {
+    if (!dnnl_interop_fast.configured)
+        Py_RETURN_NONE;
+    PyObject *result = NULL, *fast = NULL, *again = NULL, *lock = NULL, *handle = NULL, *changes = NULL,
+             *checked = NULL, *events = NULL, *deps = NULL, *pending = NULL;
+    int locked = 0;
+    fast = dnnl_interop_fast_get(bound, FN_fast);
+    if (fast == NULL)
+        goto error;
+    if (fast == Py_None || !PyTuple_Check(fast) || PyTuple_Size(fast) != BOUND_FIELDS)
+        goto python; /* closed, or not a plain execute */
+    PyObject *ledger = PyTuple_GetItem(fast, BOUND_LEDGER); /* fast holds what is read of it */
+    int unusual = dnnl_interop_fast_unusual(ledger);
+    if (unusual)
+        goto python_or_error;
+    lock = dnnl_interop_fast_get(ledger, FN_lock);
+    locked = lock ? dnnl_interop_fast_lock(lock) : -1;
+    if (locked <= 0)
+        goto python_or_error;
+    /* Read again under the lock: the binding's close takes it, and sets _fast to None. */
+    again = dnnl_interop_fast_get(bound, FN_fast);
+    handle = again ? dnnl_interop_fast_get(PyTuple_GetItem(fast, BOUND_STREAM), FN_handle) : NULL;
+    changes = handle ? PyObject_GetAttr(dnnl_interop_fast.shared, NAME(changes)) : NULL;
+    checked = changes ? dnnl_interop_fast_get(bound, FN_checked) : NULL;
+    events = checked ? dnnl_interop_fast_get(ledger, FN_events) : NULL;
+    if (events == NULL)
+        goto error;
+    if (again != fast || handle == Py_None || dnnl_interop_fast_true(events))
+        goto python;
+    int same = PyObject_RichCompareBool(changes, checked, Py_EQ);
+    if (same <= 0)
+        goto python_or_error; /* something closed or changed buffers since: the Python path checks */
+    void *c_primitive = PyLong_AsVoidPtr(PyTuple_GetItem(fast, BOUND_PRIMITIVE));
+    void *c_stream = PyLong_AsVoidPtr(PyTuple_GetItem(fast, BOUND_C_STREAM));
+    int nargs = (int)PyLong_AsLong(PyTuple_GetItem(fast, BOUND_NARGS));
+    const dnnl_exec_arg_t *c_args = PyLong_AsVoidPtr(PyTuple_GetItem(fast, BOUND_ARGS));
+    if (PyErr_Occurred())
+        goto error;
+    PyObject *objects = PyTuple_GetItem(fast, BOUND_OBJECTS), *records = PyTuple_GetItem(fast, BOUND_RECORDS),
+             *sid = PyTuple_GetItem(fast, BOUND_SID);
+    dnnl_interop_execute_fn execute = dnnl_interop_fast.execute;
+    dnnl_interop_wait_fn wait_fn = dnnl_interop_fast.wait;
+    dnnl_status_t status, waited = dnnl_success;
+    if (wait) {
+        deps = dnnl_interop_fast_get(ledger, FN_deps);
+        pending = deps ? dnnl_interop_fast_get(ledger, FN_pending) : NULL;
+        if (pending == NULL)
+            goto error;
+        if (dnnl_interop_fast_true(deps) || dnnl_interop_fast_true(pending))
+            goto python; /* other work in flight: the Python path waits for it too */
+        Py_BEGIN_ALLOW_THREADS
+        status = execute((const_dnnl_primitive_t)c_primitive, (dnnl_stream_t)c_stream, nargs, c_args);
+        if (status == dnnl_success)
+            waited = wait_fn((dnnl_stream_t)c_stream);
+        Py_END_ALLOW_THREADS
+        /* A failed wait finished nothing known: the work keeps what it uses (invariant 3). */
+        if (waited != dnnl_success && dnnl_interop_fast_register_all(ledger, objects, records, sid) < 0)
+            goto error;
+        result = PyLong_FromLong(status != dnnl_success ? (long)status : -(long)waited);
+        goto done;
+    }
+    if (dnnl_interop_fast_register_all(ledger, objects, records, sid) < 0)
+        goto error;
+    Py_BEGIN_ALLOW_THREADS
+    status = execute((const_dnnl_primitive_t)c_primitive, (dnnl_stream_t)c_stream, nargs, c_args);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLong((long)status);
+    goto done;
+python_or_error:
+    if (PyErr_Occurred())
+        goto error;
+python:
+    Py_IncRef(Py_None);
+    result = Py_None;
+    goto done;
+error:
+    result = NULL;
+done:
+    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
+        Py_DecRef(result);
+        result = NULL;
+    }
+    Py_DecRef(fast);
+    Py_DecRef(again);
+    Py_DecRef(lock);
+    Py_DecRef(handle);
+    Py_DecRef(changes);
+    Py_DecRef(checked);
+    Py_DecRef(events);
+    Py_DecRef(deps);
+    Py_DecRef(pending);
+    return result;
+}
+
+static PyObject *dnnl_interop_fast_execute_bound(PyObject *self, PyObject *bound) {
+    (void)self;
+    return dnnl_interop_fast_bound(bound, 0);
+}
+
+static PyObject *dnnl_interop_fast_execute_bound_wait(PyObject *self, PyObject *bound) {
+    (void)self;
+    return dnnl_interop_fast_bound(bound, 1);
+}
+
+/* configure(Stream, Memory, Arg, _stream's namespace, array_types, shared,
+ *           primitive ctype, stream ctype, memory ctype) */
+static PyObject *dnnl_interop_fast_configure(PyObject *self, PyObject *call_args) {
+    (void)self;
+    PyObject *items[9];
+    if (!PyArg_UnpackTuple(call_args, "configure", 9, 9, &items[0], &items[1], &items[2], &items[3], &items[4],
+                           &items[5], &items[6], &items[7], &items[8]))
+        return NULL;
+    if (!PyDict_Check(items[3]) || !PyList_Check(items[4])) {
+        PyErr_SetString(PyExc_TypeError, "configure: a namespace dict and the array_types list");
+        return NULL;
+    }
+    PyObject *deferred = PyObject_GetAttrString(items[5], "deferred");
+    if (deferred == NULL)
+        return NULL;
+    for (int i = 0; i < 9; i++)
+        Py_IncRef(items[i]);
+    /* Kept for the life of the process: configured once, at import. */
+    dnnl_interop_fast.stream_type = items[0];
+    dnnl_interop_fast.memory_type = items[1];
+    dnnl_interop_fast.arg_type = items[2];
+    dnnl_interop_fast.stream_globals = items[3];
+    dnnl_interop_fast.array_types = items[4];
+    dnnl_interop_fast.shared = items[5];
+    dnnl_interop_fast.primitive_ctype = items[6];
+    dnnl_interop_fast.stream_ctype = items[7];
+    dnnl_interop_fast.memory_ctype = items[8];
+    dnnl_interop_fast.deferred = deferred;
+    dnnl_interop_fast.configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* set_calls(execute, wait): the addresses of the functions the fast path calls for
+ * oneDNN's execute and wait (0: oneDNN's own, through the function table); returns
+ * the previous ones. For tests and benchmarks that put their own functions there. */
+static PyObject *dnnl_interop_fast_set_calls(PyObject *self, PyObject *call_args) {
+    (void)self;
+    PyObject *execute, *wait;
+    if (!PyArg_UnpackTuple(call_args, "set_calls", 2, 2, &execute, &wait))
+        return NULL;
+    void *execute_fn = PyLong_AsVoidPtr(execute), *wait_fn = PyLong_AsVoidPtr(wait);
+    if (PyErr_Occurred())
+        return NULL;
+    void *old_execute = (void *)dnnl_interop_fast.execute, *old_wait = (void *)dnnl_interop_fast.wait;
+    PyObject *previous = Py_BuildValue(
+        "(KK)", (unsigned long long)(old_execute == (void *)dnnl_primitive_execute ? 0 : (uintptr_t)old_execute),
+        (unsigned long long)(old_wait == (void *)dnnl_stream_wait ? 0 : (uintptr_t)old_wait));
+    if (previous == NULL)
+        return NULL;
+    dnnl_interop_fast.execute = execute_fn ? (dnnl_interop_execute_fn)execute_fn : dnnl_primitive_execute;
+    dnnl_interop_fast.wait = wait_fn ? (dnnl_interop_wait_fn)wait_fn : dnnl_stream_wait;
+    return previous;
+}
+
+static PyMethodDef dnnl_interop_fast_methods[] = {
+    {"execute", dnnl_interop_fast_execute, METH_VARARGS, "Primitive.execute's common case, or None."},
+    {"wait", dnnl_interop_fast_wait, METH_O, "Stream.wait's common case, or None."},
+    {"execute_bound", dnnl_interop_fast_execute_bound, METH_O, "BoundExecution.execute()'s common case, or None."},
+    {"execute_bound_wait", dnnl_interop_fast_execute_bound_wait, METH_O,
+     "BoundExecution.execute(wait=True)'s common case, or None."},
+    {"configure", dnnl_interop_fast_configure, METH_VARARGS, "The package's types and state, once."},
+    {"set_calls", dnnl_interop_fast_set_calls, METH_VARARGS, "The execute and wait functions called (addresses)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int dnnl_interop_fastpath_install(uintptr_t namespace) {
+    PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
+    int status = 0;
+    dnnl_interop_fast.execute = dnnl_primitive_execute;
+    dnnl_interop_fast.wait = dnnl_stream_wait;
+    for (int i = 0; i < (int)(sizeof dnnl_interop_fast_names / sizeof *dnnl_interop_fast_names); i++) {
+        if (dnnl_interop_fast_names[i] == NULL)
+            dnnl_interop_fast_names[i] = PyUnicode_InternFromString(dnnl_interop_fast_name_text[i]);
+        if (dnnl_interop_fast_names[i] == NULL)
+            status = -1;
+    }
+    for (PyMethodDef *method = dnnl_interop_fast_methods; status == 0 && method->ml_name != NULL; method++) {
+        PyObject *function = PyCFunction_NewEx(method, NULL, NULL);
+        if (function == NULL || PyDict_SetItemString((PyObject *)namespace, method->ml_name, function) < 0)
+            status = -1;
+        Py_DecRef(function);
+    }
+    if (status < 0)
+        PyErr_Clear();
+    PyGILState_Release(gil);
+    return status;
+}

@@ -31,13 +31,11 @@ from hypothesis import given, settings
 
 import dnnl_interop as dnnl
 from dnnl_interop import ocl
-from dnnl_interop._target import TARGET_ONEDNN
 
 from .backward_normalization_cases import (
     BATCH_NORMALIZATIONS,
     CASES,
     DRAWN_POOLINGS,
-    GLOBAL_POOLINGS_WITH_LEFT_PADDING,
     LAYER_NORMALIZATIONS,
     LRNS,
     SCALE_SHIFT,
@@ -45,8 +43,8 @@ from .backward_normalization_cases import (
     TRAINING,
     batch_normalization,
     check,
+    check_global_pooling_bug,
     distinct,
-    global_with_left_padding,
     layer_normalization,
     lrn,
     plain,
@@ -86,14 +84,7 @@ def test_pooling_backward_over_drawn_geometries_gives_the_reference(engine, stre
 
 @pytest.mark.parametrize("name", ["max-1d", "max-2d", "avg-exclude-padding-1d"])
 def test_onednn_bug_global_pooling_backward_ignores_the_left_padding(engine, stream, request, name):
-    """A strict xfail: it fails the day oneDNN's ``ocl:xe_global`` pooling backward follows the padding."""
-    case = GLOBAL_POOLINGS_WITH_LEFT_PADDING[name]
-    _, bwd = pooling_descs(engine, *case)
-    assert global_with_left_padding(case) and bwd.impl_info.startswith("ocl:xe_global")
-    request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-        f"oneDNN {TARGET_ONEDNN} {bwd.impl_info!r} ignores padding_l {case[4]} of {case[0]} pooling of "
-        f"src {case[1]} by kernel {case[2]}")))
-    check(*pooling(*case)(engine, stream, 5))
+    check_global_pooling_bug(engine, stream, request, name)
 
 
 @settings(max_examples=max(1, EXAMPLES // 20))  # a forward and a backward kernel build of a second each

@@ -76,13 +76,13 @@ def test_each_backward_pass_after_forward_training_gives_the_reference(engine, s
     check(*CASES[case](engine, stream, seed))
 
 
-@settings(max_examples=max(2, EXAMPLES // 6))
+@settings(max_examples=max(2, EXAMPLES // 10))  # a forward and a backward kernel build each
 @given(case=DRAWN_POOLINGS, seed=SEEDS)
 def test_pooling_backward_over_drawn_geometries_gives_the_reference(engine, stream, case, seed):
     check(*pooling(*case)(engine, stream, seed))
 
 
-@pytest.mark.parametrize("name", ["max-1d", "max-2d", "avg-exclude-padding-1d"])
+@pytest.mark.parametrize("name", ["max-1d", "avg-exclude-padding-1d"])
 def test_onednn_bug_global_pooling_backward_ignores_the_left_padding(engine, stream, request, name):
     check_global_pooling_bug(engine, stream, request, name)
 

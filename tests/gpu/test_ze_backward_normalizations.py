@@ -45,7 +45,7 @@ def test_each_backward_pass_after_forward_training_gives_the_reference(engine, s
     check(*CASES[case](engine, stream, seed))
 
 
-@settings(max_examples=max(2, EXAMPLES // 6))
+@settings(max_examples=max(2, EXAMPLES // 10))  # a forward and a backward kernel build each
 @given(case=DRAWN_POOLINGS, seed=SEEDS)
 def test_pooling_backward_over_drawn_geometries_gives_the_reference(engine, stream, case, seed):
     check(*pooling(*case)(engine, stream, seed))

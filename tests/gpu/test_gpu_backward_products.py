@@ -100,7 +100,7 @@ def test_each_backward_kind_gives_numpys_gradients(engine, queue, stream, case, 
     made.desc.close()
 
 
-@settings(max_examples=max(3, EXAMPLES // 6))  # each a kernel build of most of a second
+@settings(max_examples=max(2, EXAMPLES // 10))  # each a kernel build of most of a second
 @given(drawn=drawn_cases(), door=st.sampled_from(list(DOORS)))
 def test_each_backward_kind_gives_numpys_gradients_over_drawn_geometries(engine, queue, stream, drawn, door):
     _, make = drawn  # the description shows in hypothesis's falsifying example

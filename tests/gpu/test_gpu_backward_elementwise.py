@@ -5,9 +5,12 @@ What must hold:
 * Each backward kind, made with its forward descriptor of training as the
   hint, gives the numpy reference's gradient (the CPU tests' own,
   ``backward_elementwise_reference``, each confirmed there by finite
-  differences) over ``pyopencl.array.Array`` memories: eltwise algorithms
-  with a kink, a domain, tanh, and two ``_USE_DST_FOR_BWD`` ones reading the
-  forward's dst computed here (the CPU tests run every algorithm), PReLU with broadcast weights (diff_weights
+  differences) over ``pyopencl.array.Array`` memories, for shapes, layouts
+  (plain or "any") and values hypothesis draws with the CPU tests'
+  strategies: eltwise algorithms with a kink, a domain, tanh, and two
+  ``_USE_DST_FOR_BWD`` ones reading the forward's dst computed here (the CPU
+  tests draw every algorithm; here each is a kernel build of a second or
+  more, and shapes are free), PReLU with broadcast weights (diff_weights
   too), shuffle, nearest and linear resampling. Outputs start as NaN.
 * "format any" diff descriptors are answered here too, with plain layouts.
 * Softmax: neither the forward (of training, the hint) nor the backward has an
@@ -22,6 +25,8 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import backward_elementwise_reference as bref  # tests/ is on the path, as for primitive_cases
 import dnnl_interop as dnnl
@@ -29,12 +34,22 @@ import onednn_reference as ref
 from dnnl_interop import AlgKind, ocl
 from dnnl_interop._ffi import ffi, lib
 from dnnl_interop._owned import using
+from test_backward_elementwise import prelu_shapes, resampling_cases, shuffle_cases  # the CPU tests' strategies
 
 # A few of the CPU tests' algorithms: each builds its own OpenCL kernels here (seconds each). A kink
 # (RELU with alpha, CLIP), a polynomial in tanh (GELU_TANH), a domain (SQRT), and two read from dst.
 ELTWISE = ("RELU", "GELU_TANH", "CLIP", "SQRT", "TANH_USE_DST_FOR_BWD", "ELU_USE_DST_FOR_BWD")
 # The OpenCL runtime's exp, tanh, pow and sqrt are a few ulps from the correctly rounded ones.
 SCALE = 16.0
+EXAMPLES = settings.default.max_examples
+# Drawn as the CPU tests draw them. Eltwise backward kernels are built per algorithm, not per shape:
+# shapes and values are free here, but for the forward (of training) a _USE_DST_FOR_BWD algorithm runs
+# first, whose kernels are built per number of dimensions: those draw three. PReLU, shuffle and
+# resampling build kernels per shape (a fraction of a second each).
+SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4)
+THREE_DIMENSIONS = st.lists(st.integers(1, 5), min_size=3, max_size=3)
+LAYOUTS = st.sampled_from(["plain", "any"])
+SEEDS = st.integers(0, 2**32 - 1)
 
 
 @pytest.fixture(scope="module")
@@ -60,40 +75,47 @@ def assert_gradient(found: np.ndarray, expected: np.ndarray, scale: float = SCAL
 
 
 @pytest.mark.parametrize("algorithm", ELTWISE)
-def test_eltwise_backward_gives_the_gradient(runner, algorithm):
-    rng = np.random.default_rng(11)
-    x, alpha, beta = bref.eltwise_case(algorithm, rng, (2, 3, 4))
+@settings(max_examples=max(2, EXAMPLES // 5))
+@given(data=st.data(), layout=LAYOUTS, seed=SEEDS)
+def test_eltwise_backward_gives_the_gradient(runner, algorithm, data, layout, seed):
+    shape = data.draw(THREE_DIMENSIONS if algorithm.endswith("_USE_DST_FOR_BWD") else SHAPES, label="shape")
+    rng = np.random.default_rng(seed)
+    x, alpha, beta = bref.eltwise_case(algorithm, rng, shape)
     diff_dst = rng.uniform(-1, 1, x.shape).astype(np.float32)
-    data, diff_src = runner.eltwise(algorithm, x, diff_dst, alpha, beta)  # x, or the forward's dst
+    data, diff_src = runner.eltwise(algorithm, x, diff_dst, alpha, beta, layout)  # x, or the forward's dst
     assert_gradient(diff_src, bref.eltwise_backward(algorithm, data, diff_dst, alpha, beta))
 
 
-@pytest.mark.parametrize("weights_shape", [(1, 3, 1, 1), (1, 1, 1, 1), (2, 3, 4, 5)])
-def test_prelu_backward_gives_both_gradients(runner, weights_shape):
-    rng = np.random.default_rng(17)
-    x = bref.away_from(rng.uniform(-2, 2, (2, 3, 4, 5)), [0.0]).astype(np.float32)
+@settings(max_examples=max(3, EXAMPLES // 5))
+@given(shapes=prelu_shapes(), layout=LAYOUTS, seed=SEEDS)
+def test_prelu_backward_gives_both_gradients(runner, shapes, layout, seed):
+    shape, weights_shape = shapes
+    rng = np.random.default_rng(seed)
+    x = bref.away_from(rng.uniform(-2, 2, shape), [0.0]).astype(np.float32)
     weights = rng.uniform(-1, 1, weights_shape).astype(np.float32)
     diff_dst = rng.uniform(-1, 1, x.shape).astype(np.float32)
-    diff_src, diff_weights = runner.prelu(x, weights, diff_dst)
+    diff_src, diff_weights = runner.prelu(x, weights, diff_dst, layout)
     expected_src, expected_weights = bref.prelu_backward(x, weights, diff_dst)
     assert_gradient(diff_src, expected_src)
     assert_gradient(diff_weights, expected_weights, scale=SCALE * x.size / weights.size)
 
 
-@pytest.mark.parametrize(("axis", "group_size"), [(1, 2), (1, 3), (0, 2), (2, 3)])
-def test_shuffle_backward_gives_the_gradient(runner, axis, group_size):
-    diff_dst = np.arange(36, dtype=np.float32).reshape(2, 6, 3)
-    found = runner.shuffle(diff_dst, axis, group_size)
+@settings(max_examples=max(3, EXAMPLES // 5))
+@given(case=shuffle_cases(), layout=LAYOUTS, seed=SEEDS)
+def test_shuffle_backward_gives_the_gradient(runner, case, layout, seed):
+    shape, axis, group_size = case
+    diff_dst = np.random.default_rng(seed).permutation(np.prod(shape)).reshape(shape).astype(np.float32)
+    found = runner.shuffle(diff_dst, axis, group_size, layout)
     np.testing.assert_array_equal(found, bref.shuffle_backward(diff_dst, axis, group_size))
 
 
-@pytest.mark.parametrize("algorithm", ["NEAREST", "LINEAR"])
-@pytest.mark.parametrize(("src_spatial", "dst_spatial"), [((4,), (7,)), ((5, 3), (2, 6)), ((2, 2, 3), (3, 1, 5))])
-def test_resampling_backward_gives_the_gradient(runner, algorithm, src_spatial, dst_spatial):
-    rng = np.random.default_rng(31)
-    diff_dst = rng.uniform(-1, 1, (2, 3, *dst_spatial)).astype(np.float32)
-    found = runner.resampling(algorithm, (2, 3, *src_spatial), diff_dst)
-    assert_gradient(found, bref.resampling_backward(diff_dst, algorithm, src_spatial))
+@settings(max_examples=max(3, EXAMPLES // 5))
+@given(algorithm=st.sampled_from(["NEAREST", "LINEAR"]), case=resampling_cases(), layout=LAYOUTS, seed=SEEDS)
+def test_resampling_backward_gives_the_gradient(runner, algorithm, case, layout, seed):
+    src_shape, dst_spatial = case
+    diff_dst = np.random.default_rng(seed).uniform(-1, 1, (*src_shape[:2], *dst_spatial)).astype(np.float32)
+    found = runner.resampling(algorithm, src_shape, diff_dst, layout=layout)
+    assert_gradient(found, bref.resampling_backward(diff_dst, algorithm, src_shape[2:]))
 
 
 @pytest.mark.parametrize("kind", ["eltwise", "prelu", "shuffle", "resampling"])

@@ -6,8 +6,10 @@ What must hold:
 * Each kind (convolution and deconvolution backward data and backward
   weights with the bias's gradient, inner product backward data and weights
   with the bias's) gives the numpy gradients the CPU tests confirm by finite
-  differences, exactly (``backward_product_cases``), over a
-  ``pyopencl.array.Array`` and over a ``pyopencl.Buffer``; outputs start as
+  differences, exactly (``backward_product_cases``), over its fixed
+  geometry with drawn values and over geometries hypothesis draws (the CPU
+  tests' strategy; each a kernel build here, so a few), over a
+  ``pyopencl.array.Array`` or a ``pyopencl.Buffer``; outputs start as
   NaN, so a primitive that wrote nothing cannot pass. The hint is closed by
   nobody but the backward descriptor that keeps it.
 * They run on oneDNN's OpenCL kernels, never a CPU implementation.
@@ -25,14 +27,26 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import backward_products_reference as bwd
 import dnnl_interop as dnnl
 from dnnl_interop import ocl
 from dnnl_interop._target import TARGET_ONEDNN
 
-from .backward_product_cases import BACKWARD_CASES, BIAS_WITH_GAPS_CASES, TRAINING
+from .backward_product_cases import (
+    BACKWARD_CASES,
+    BIAS_WITH_GAPS_CASES,
+    KINDS,
+    SEEDS,
+    TRAINING,
+    backward_case,
+    drawn_cases,
+)
 from .primitive_cases import halves, nan_filled, plain, run_case
+
+EXAMPLES = settings.default.max_examples
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +91,20 @@ class _OverBuffer(_OverArray):
 DOORS = {"pyopencl.Array": _OverArray, "cl.Buffer": _OverBuffer}
 
 
-@pytest.mark.parametrize("door", list(DOORS))
-@pytest.mark.parametrize("case", list(BACKWARD_CASES))
-def test_each_backward_kind_gives_numpys_gradients(engine, queue, stream, door, case):
-    made = BACKWARD_CASES[case](engine)
+@pytest.mark.parametrize("case", list(KINDS))
+@settings(max_examples=max(2, EXAMPLES // 5))
+@given(door=st.sampled_from(list(DOORS)), seed=SEEDS)
+def test_each_backward_kind_gives_numpys_gradients(engine, queue, stream, case, door, seed):
+    made = backward_case(case, seed)(engine)
+    run_case(made, DOORS[door](engine, queue), ocl.execute, stream)
+    made.desc.close()
+
+
+@settings(max_examples=max(2, EXAMPLES // 10))  # each a kernel build of most of a second
+@given(drawn=drawn_cases(), door=st.sampled_from(list(DOORS)))
+def test_each_backward_kind_gives_numpys_gradients_over_drawn_geometries(engine, queue, stream, drawn, door):
+    _, make = drawn  # the description shows in hypothesis's falsifying example
+    made = make(engine)
     run_case(made, DOORS[door](engine, queue), ocl.execute, stream)
     made.desc.close()
 

@@ -9,8 +9,10 @@ from .._attr import PrimitiveAttr, _float
 from .._engine import Engine
 from .._enums import AlgKind, PropKind
 from .._ffi import ffi
+from .._library import version
 from .._memory_desc import MemoryDesc
 from .._validate import count_argument
+from ..errors import Status, make_error
 from ._kind import _INFERENCE, _MIN_PADDING_R, _algorithm, _Backward, _c_int, _dims, _Kind, _prop_kind, _spatial
 
 if TYPE_CHECKING:
@@ -91,7 +93,17 @@ class PoolingBackwardDesc(_Backward):
         ClosedObjectError: an argument is closed.
         InvalidArgumentsError: oneDNN refuses the shapes.
         UnimplementedError: oneDNN has no implementation for these data types or attributes,
-            or none that agrees with ``hint_fwd_pd``.
+            or none that agrees with ``hint_fwd_pd``; or oneDNN 3.13's GPU global pooling
+            backward was chosen for a source padded on the left (see below).
+
+    oneDNN 3.13 (seen in 3.13.2, on real oneDNN, emulated GPU) runs the
+    backward of a pooling with one output on its GPU kernel "ocl:xe_global",
+    which ignores ``padding_l`` and pools the whole source: where the window
+    leaves part of the source out, max pooling sends the gradient to the whole
+    source's maximum rather than the window's, and average pooling divides
+    by another count. The descriptor raises ``UnimplementedError`` for that
+    kernel with any left padding: run such a backward on the CPU engine, or
+    pool a source cut to the window, without ``padding_l``.
     """
 
     __slots__ = ()
@@ -129,6 +141,25 @@ class PoolingBackwardDesc(_Backward):
              "dilation": dilation},
             hint=hint,
         )
+        _refuse_global_backward_with_left_padding(self, tuple(padding_l))
+
+
+def _refuse_global_backward_with_left_padding(desc: PoolingBackwardDesc, padding_l: tuple[int, ...]) -> None:
+    """Never oneDNN 3.13's GPU global pooling backward of a source padded on the left (see
+    :class:`PoolingBackwardDesc`): ``desc`` is closed and ``UnimplementedError`` raised."""
+    found = version()
+    if (found.major, found.minor) > (3, 13) or not any(padding_l) or not desc.impl_info.startswith("ocl:xe_global"):
+        return
+    impl = desc.impl_info
+    desc.close()
+    reason = (
+        f"padding_l: {padding_l} pads the source of a pooling with one output, and the implementation oneDNN "
+        f"{found.number} chose for its backward ({impl}) ignores the left padding and pools the whole source "
+        "(oneDNN bug: max pooling would send the gradient to the whole source's maximum rather than the window's, "
+        "average pooling divide by another count); run this backward on the CPU engine, or pool a source cut to "
+        "the window, without padding_l"
+    )
+    raise make_error(Status.UNIMPLEMENTED, "dnnl_pooling_backward_primitive_desc_create", reason, reason)
 
 
 class ResamplingForwardDesc(_Kind):

@@ -31,6 +31,7 @@ import dnnl_interop as dnnl
 import onednn_reference as ref
 from dnnl_interop import AlgKind, NormalizationFlags, PropKind
 from dnnl_interop._target import TARGET_ONEDNN
+from dnnl_interop.primitives import _spatial as pooling_kinds
 from gradients import relative_error
 from test_backward_normalizations import BATCH_FLAGS, pooling_cases  # the CPU tests' strategy and flag sets
 
@@ -198,14 +199,14 @@ SEEDS = st.integers(0, 2**16)
 
 
 def global_with_left_padding(case) -> bool:
-    """A pooling (algorithm, shape, kernel, strides, padding_l, padding_r) whose kernel covers the
-    source in every dimension with one output, padded on the left: oneDNN 3.13 runs its backward on
-    ``ocl:xe_global``, which ignores the left padding (max pooling sends the gradient to the whole
-    source's maximum, not the window's; average pooling divides wrongly)."""
+    """A pooling (algorithm, shape, kernel, strides, padding_l, padding_r) with one output, padded on
+    the left: oneDNN 3.13 runs its backward on ``ocl:xe_global``, which ignores the left padding and
+    pools the whole source (max pooling sends the gradient to the whole source's maximum, not the
+    window's; average pooling divides by another count), and the binding refuses it."""
     _, shape, kernel, strides, padding_l, padding_r = case
     outputs = [ref.output_size(size, k, s, 0, left, right)
                for size, k, s, left, right in zip(shape[2:], kernel, strides, padding_l, padding_r, strict=True)]
-    return tuple(kernel) == tuple(shape[2:]) and set(outputs) == {1} and any(padding_l)
+    return set(outputs) == {1} and any(padding_l)
 
 
 # The known bug's shapes (strict xfails), and the CPU tests' pooling strategy without them.
@@ -217,16 +218,25 @@ GLOBAL_POOLINGS_WITH_LEFT_PADDING = {
 DRAWN_POOLINGS = pooling_cases().filter(lambda case: not global_with_left_padding(case))
 
 
-def check_global_pooling_bug(engine, stream, request, name: str) -> None:
-    """The case ``name`` of ``GLOBAL_POOLINGS_WITH_LEFT_PADDING``, checked under a strict xfail
-    (``request``: the test's): it fails the day ``ocl:xe_global`` follows the padding."""
+def check_global_pooling_bug(engine, stream, request, monkeypatch, name: str) -> None:
+    """The case ``name`` of ``GLOBAL_POOLINGS_WITH_LEFT_PADDING``: refused by the binding with the
+    reason, then made with the refusal switched off and checked under a strict xfail (``request``:
+    the test's), which fails the day ``ocl:xe_global`` follows the padding."""
     case = GLOBAL_POOLINGS_WITH_LEFT_PADDING[name]
+    assert global_with_left_padding(case)
+    with pytest.raises(dnnl.UnimplementedError) as refused:
+        pooling_descs(engine, *case)
+    assert refused.value.reason.startswith(f"padding_l: {tuple(case[4])} pads the source of a pooling with one output")
+    assert "(ocl:xe_global" in refused.value.reason and "CPU engine" in refused.value.reason
+    monkeypatch.setattr(pooling_kinds, "_refuse_global_backward_with_left_padding", lambda desc, padding_l: None)
     _, bwd = pooling_descs(engine, *case)
-    assert global_with_left_padding(case) and bwd.impl_info.startswith("ocl:xe_global")
+    assert bwd.impl_info.startswith("ocl:xe_global")
     request.applymarker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
         f"oneDNN {TARGET_ONEDNN} {bwd.impl_info!r} ignores padding_l {case[4]} of {case[0]} pooling of "
         f"src {case[1]} by kernel {case[2]}")))
     check(*pooling(*case)(engine, stream, 5))
+
+
 # The CPU tests' LRNs (test_lrn_backward_matches_the_reference): algorithm, shape, size.
 LRNS = st.tuples(st.sampled_from(["ACROSS_CHANNELS", "WITHIN_CHANNEL"]),
                  st.tuples(st.integers(1, 2), st.integers(1, 6), st.integers(1, 4), st.integers(1, 4)),

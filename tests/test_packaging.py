@@ -460,7 +460,8 @@ def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reac
 # set: ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings,
 # imported from the new environment. Then the ``fix:`` line ``info`` printed
 # for pyopencl (the README's line after the block) makes pyopencl list Intel's
-# CPU runtime.
+# CPU runtime. The block starts with the module (the ``install_alone``
+# fixture) and runs beside the other tests; its test waits for it.
 
 BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
 # Appended to the block, in the same shell: the module its commands imported.
@@ -482,22 +483,59 @@ def test_the_readme_tells_what_pyopencl_needs_after_the_block():
     assert "pyopencl" in paragraph and "`fix:`" in paragraph and "OCL_ICD_VENDORS" in paragraph, paragraph
 
 
-def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(tmp_path):
-    (script,) = BLOCK.findall(README)
-    clone = fresh_clone(tmp_path / "dnnl-interop")
-    home = tmp_path / "home"
-    home.mkdir()
-    env = plain_shell_environment(HOME=str(home))
+@dataclass
+class Started:
+    """The install-alone block's shell, running (its output goes to files, read when it ends)."""
 
-    def shell(commands, timeout=300):
+    process: subprocess.Popen
+    clone: Path
+    home: Path
+    env: dict[str, str]
+    output: Path
+
+    def shell(self, commands: str, timeout: float = 300) -> str:
         done = subprocess.run(
-            ["bash", "-e", "-x", "-c", commands], cwd=clone, env=env, capture_output=True, text=True, timeout=timeout
+            ["bash", "-e", "-x", "-c", commands], cwd=self.clone, env=self.env, capture_output=True, text=True,
+            timeout=timeout,
         )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
         return done.stdout
 
-    out = shell(script + IMPORTED_FROM, timeout=1500)
-    venv = home / "dnnl-interop-venv"
+
+INSTALL_ALONE_TEST = "test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def install_alone(request, tmp_path_factory):
+    """The block, started with this module's first test where its test is selected: pip's
+    downloads and build then overlap the release build's (each waits on the network for
+    much of its time) instead of following it. Ended, if still running, with the module."""
+    if not any(item.name == INSTALL_ALONE_TEST for item in request.session.items):
+        yield None
+        return
+    (script,) = BLOCK.findall(README)
+    base = tmp_path_factory.mktemp("install-alone")
+    clone = fresh_clone(base / "dnnl-interop")
+    home = base / "home"
+    home.mkdir()
+    env = plain_shell_environment(HOME=str(home))
+    with (base / "out").open("w") as out, (base / "err").open("w") as err:
+        process = subprocess.Popen(
+            ["bash", "-e", "-x", "-c", script + IMPORTED_FROM], cwd=clone, env=env, stdout=out, stderr=err, text=True
+        )
+    started = Started(process, clone, home, env, base)
+    yield started
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(install_alone):
+    install_alone.process.wait(timeout=1500)
+    out = (install_alone.output / "out").read_text()
+    err = (install_alone.output / "err").read_text()
+    assert install_alone.process.returncode == 0, out[-4000:] + err[-4000:]
+    venv = install_alone.home / "dnnl-interop-venv"
     assert (venv / "bin" / "python").exists()
     assert "CPU" in out.splitlines(), out[-2000:]  # Engine.cpu().kind.name
     assert re.search(r"CPU engine:\s+yes", out), out[-4000:]
@@ -508,5 +546,5 @@ def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(t
     # pyopencl: the fix info gives, if it gave one (a system registration may already serve).
     fixes = [fix for fix in re.findall(r"^\s+fix: (.*)$", out, re.M) if "OCL_ICD_VENDORS" in fix]
     assert len(fixes) <= 1, fixes
-    listed = shell("cd ~\n" + "".join(fixes) + LIST_PLATFORMS)
+    listed = install_alone.shell("cd ~\n" + "".join(fixes) + LIST_PLATFORMS)
     assert "'Intel(R) OpenCL'" in listed.splitlines()[-1], listed

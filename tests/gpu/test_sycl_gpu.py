@@ -78,10 +78,17 @@ def test_sycl_then_onednn_then_sycl_with_no_host_wait_in_between(sycl_engine, qu
 
 def test_dpnp_then_onednn_then_dpnp_on_one_queue_with_no_host_wait_in_onednn_s_part(sycl_engine, sycl_stream, queue):
     pytest.importorskip("dpnp", reason="dpnp is not installed (pip install 'dnnl-interop[dpnp]')")
-    result, (before, after) = dpnp_chain(sycl_engine, sycl_stream, queue, emulated_gpu.host_waits)
-    np.testing.assert_array_equal(result, np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1)
-    waits = after - before
-    assert waits.waits == 0, waits
+    # The layer counts the waits of the whole process, and the SYCL runtime and dpnp wait at
+    # times of their own choosing (in one chain in 3 to 25 here): a wait of oneDNN's part
+    # would show in every chain, so the claim is that some chain of three shows none.
+    seen = []
+    for _ in range(3):
+        result, (before, after) = dpnp_chain(sycl_engine, sycl_stream, queue, emulated_gpu.host_waits)
+        np.testing.assert_array_equal(result, np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1)
+        seen.append(after - before)
+        if seen[-1].waits == 0:
+            break
+    assert min(waits.waits for waits in seen) == 0, seen
 
 
 def test_a_host_address_is_no_usm_of_the_gpu_context(sycl_engine):

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .._attr import PrimitiveAttr
 from .._engine import Engine, engine_in_words
@@ -252,6 +252,13 @@ def _same_engine(desc: PrimitiveDesc, engine: Engine) -> bool:
         return status == 0 and out[0] == c_engine
 
 
+def _refuse_known_bug(desc: PrimitiveDesc, function: str, reason: str) -> NoReturn:
+    """Close ``desc``, which oneDNN made but would compute wrongly (a bug of its, named in
+    ``reason``), and raise ``UnimplementedError`` from ``function`` with ``reason``."""
+    desc.close()
+    raise make_error(Status.UNIMPLEMENTED, function, reason, reason)
+
+
 def _refuse_diff_bias_with_gaps(desc: PrimitiveDesc, function: str) -> None:
     """Never a backward weights primitive that writes its bias's gradient as if packed.
 
@@ -275,12 +282,10 @@ def _refuse_diff_bias_with_gaps(desc: PrimitiveDesc, function: str) -> None:
         if strides is None or bias.ndim != 1 or bias.shape[0] < 2 or strides[0] == 1:
             return
         shown, count = repr(bias), bias.shape[0]
-    impl = desc.impl_info
-    desc.close()
     reason = (
         f"diff_bias_desc: {shown} leaves gaps between its elements, and the implementation oneDNN "
-        f"{found.number} chose ({impl}) writes the bias's gradient as if packed (oneDNN bug: it overwrites "
-        f"the gaps and leaves elements unwritten); give a dense diff_bias_desc (a contiguous ({count},) "
-        "array, or 'any') and copy the result into place"
+        f"{found.number} chose ({desc.impl_info}) writes the bias's gradient as if packed (oneDNN bug: it "
+        f"overwrites the gaps and leaves elements unwritten); give a dense diff_bias_desc (a contiguous "
+        f"({count},) array, or 'any') and copy the result into place"
     )
-    raise make_error(Status.UNIMPLEMENTED, function, reason, reason)
+    _refuse_known_bug(desc, function, reason)

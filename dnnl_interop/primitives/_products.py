@@ -10,8 +10,7 @@ from .._enums import DataType, EngineKind, FormatKind, PropKind
 from .._library import version
 from .._memory_desc import MemoryDesc
 from .._primitive import PrimitiveDesc
-from ..errors import Status, make_error
-from ._kind import _INFERENCE, _Backward, _Kind, _prop_kind, _refuse_diff_bias_with_gaps
+from ._kind import _INFERENCE, _Backward, _Kind, _prop_kind, _refuse_diff_bias_with_gaps, _refuse_known_bug
 
 __all__ = [
     "MatmulDesc",
@@ -137,14 +136,13 @@ class MatmulDesc(_Kind):
         found = version()
         if (found.major, found.minor) > (3, 13):
             return
-        self.close()
         reason = (
             f"src_desc: K = 0 (dim {src_desc.ndim - 1}, the dimension the product sums over); oneDNN "
             f"{found.number} makes this matmul but leaves dst unwritten, where the product over no elements "
             "is zeros (then the bias and post-ops); fill dst without a matmul (numpy.zeros, or the bias "
             "broadcast), or give a K above 0"
         )
-        raise make_error(Status.UNIMPLEMENTED, "dnnl_matmul_primitive_desc_create", reason, reason)
+        _refuse_known_bug(self, "dnnl_matmul_primitive_desc_create", reason)
 
     def _refuse_packed_column_write(self) -> None:
         """Never "gemm:jit" into one column whose rows leave gaps (see the class's docstring)."""
@@ -158,17 +156,15 @@ class MatmulDesc(_Kind):
             if dst.ndim != 2 or dst.shape[1] != 1 or dst.shape[0] < 3 or strides is None or strides[0] == 1:
                 return
             shown = repr(dst)
-        impl = self.impl_info
-        self.close()
         reason = (
             f"dst_desc: {shown} is one column whose rows leave gaps between them, and the implementation "
-            f"oneDNN {version().number} chose for this s8/u8 matmul ({impl}, the one of CPUs without VNNI) "
+            f"oneDNN {version().number} chose for this s8/u8 matmul ({self.impl_info}, the one of CPUs without VNNI) "
             "writes such a dst as if packed (oneDNN bug: it overwrites the elements between the rows, and "
             "the result is wrong); give dst dense rows (a row stride of 1, e.g. a contiguous (M, 1) array) "
             "and copy the column into place (dnnl_interop.reorder), or add a leading batch dimension of 1 "
             "(dst (1, M, 1), which it computes right)"
         )
-        raise make_error(Status.UNIMPLEMENTED, "dnnl_matmul_primitive_desc_create", reason, reason)
+        _refuse_known_bug(self, "dnnl_matmul_primitive_desc_create", reason)
 
 
 class InnerProductForwardDesc(_Kind):
@@ -230,7 +226,6 @@ class InnerProductForwardDesc(_Kind):
                 return
             shown_src, shown_weights, tag = repr(src), repr(weights), _tag_in_order(weights.ndim, order)
         impl, chose = self.impl_info, weights_desc.format_kind == FormatKind.ANY
-        self.close()
         which = f"oneDNN chose {shown_weights} for weights_desc 'any'" if chose else f"weights_desc is {shown_weights}"
         reason = (
             f"src_desc is {shown_src} and {which}: their dimensions after the first are in different orders in "
@@ -239,7 +234,7 @@ class InnerProductForwardDesc(_Kind):
             f"result); give weights_desc in src's order (tag '{tag}'), or give src row-major (and weights_desc "
             "row-major or 'any')"
         )
-        raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_forward_primitive_desc_create", reason, reason)
+        _refuse_known_bug(self, "dnnl_inner_product_forward_primitive_desc_create", reason)
 
 
 class InnerProductBackwardDataDesc(_Backward):
@@ -307,15 +302,13 @@ class InnerProductBackwardDataDesc(_Backward):
                 return
             shown_src, shown_weights = repr(diff_src), repr(weights)
         impl = self.impl_info
-        self.close()
         reason = (
             f"weights_desc is {shown_weights}, not in row-major order, and diff_src_desc {shown_src} is not either "
             "or reads as column-major too (one dimension of more than one element): the implementation oneDNN "
             f"{found.number} chose for them ({impl}) leaves diff_src unwritten for such layouts (oneDNN bug); give "
             "weights_desc row-major (a plain tag such as 'abcd', or reorder the weights: dnnl_interop.reordered)"
         )
-        raise make_error(Status.UNIMPLEMENTED, "dnnl_inner_product_backward_data_primitive_desc_create", reason,
-                         reason)
+        _refuse_known_bug(self, "dnnl_inner_product_backward_data_primitive_desc_create", reason)
 
 
 class InnerProductBackwardWeightsDesc(_Backward):

@@ -12,8 +12,18 @@ from .._ffi import ffi
 from .._library import version
 from .._memory_desc import MemoryDesc
 from .._validate import count_argument
-from ..errors import Status, make_error
-from ._kind import _INFERENCE, _MIN_PADDING_R, _algorithm, _Backward, _c_int, _dims, _Kind, _prop_kind, _spatial
+from ._kind import (
+    _INFERENCE,
+    _MIN_PADDING_R,
+    _algorithm,
+    _Backward,
+    _c_int,
+    _dims,
+    _Kind,
+    _prop_kind,
+    _refuse_known_bug,
+    _spatial,
+)
 
 if TYPE_CHECKING:
     from .._ffi import CData
@@ -150,16 +160,14 @@ def _refuse_global_backward_with_left_padding(desc: PoolingBackwardDesc, padding
     found = version()
     if (found.major, found.minor) > (3, 13) or not any(padding_l) or not desc.impl_info.startswith("ocl:xe_global"):
         return
-    impl = desc.impl_info
-    desc.close()
     reason = (
         f"padding_l: {padding_l} pads the source of a pooling with one output, and the implementation oneDNN "
-        f"{found.number} chose for its backward ({impl}) ignores the left padding and pools the whole source "
+        f"{found.number} chose for its backward ({desc.impl_info}) ignores the left padding and pools the whole source "
         "(oneDNN bug: max pooling would send the gradient to the whole source's maximum rather than the window's, "
         "average pooling divide by another count); run this backward on the CPU engine, or pool a source cut to "
         "the window, without padding_l"
     )
-    raise make_error(Status.UNIMPLEMENTED, "dnnl_pooling_backward_primitive_desc_create", reason, reason)
+    _refuse_known_bug(desc, "dnnl_pooling_backward_primitive_desc_create", reason)
 
 
 class ResamplingForwardDesc(_Kind):

@@ -82,6 +82,16 @@ static int dnnl_interop_fast_unlock(PyObject *lock) {
     return -1;
 }
 
+/* The end of each function below: result (None, a status, or NULL with an exception),
+ * after letting go of the stream's lock if it was taken; NULL if that failed. */
+static PyObject *dnnl_interop_fast_leave(PyObject *result, PyObject *lock, int locked) {
+    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
+        Py_DecRef(result);
+        return NULL;
+    }
+    return result;
+}
+
 /* The pointer a cffi pointer of ctype holds (NULL with an exception for anything else). */
 static void *dnnl_interop_fast_pointer(PyObject *cdata, PyObject *ctype) {
     char *pointer = _cffi_to_c_pointer(cdata, (struct _cffi_ctypedescr *)ctype);
@@ -272,10 +282,7 @@ python:
 error:
     result = NULL;
 done:
-    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
-        Py_DecRef(result);
-        result = NULL;
-    }
+    result = dnnl_interop_fast_leave(result, lock, locked);
     Py_DecRef(sizes);
     Py_DecRef(layouts);
     Py_DecRef(required);
@@ -397,10 +404,7 @@ python:
 error:
     result = NULL;
 done:
-    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
-        Py_DecRef(result);
-        result = NULL;
-    }
+    result = dnnl_interop_fast_leave(result, lock, locked);
     Py_DecRef(ledger);
     Py_DecRef(lock);
     Py_DecRef(handle);
@@ -518,10 +522,7 @@ python:
 error:
     result = NULL;
 done:
-    if (locked > 0 && dnnl_interop_fast_unlock(lock) < 0) {
-        Py_DecRef(result);
-        result = NULL;
-    }
+    result = dnnl_interop_fast_leave(result, lock, locked);
     Py_DecRef(fast);
     Py_DecRef(again);
     Py_DecRef(lock);

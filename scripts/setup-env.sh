@@ -13,9 +13,9 @@
 # are skipped where it is not installed and must pass where it is (CI).
 #
 # pip makes the environment (so its bin/pip is there as in any venv) and
-# installs uv (the test extra lists it too); uv installs the rest, from the
-# same registry and with the same resolution rules as pip, but several times
-# faster (it downloads and unpacks in parallel). The editable install builds
+# installs uv (the test extra lists it too); uv installs the rest, with the
+# same resolution rules as pip, but several times faster (it downloads and
+# unpacks in parallel), or pip does where uv cannot (see install). The editable install builds
 # dnnl_interop._ffi through the same PEP 660 hook of setuptools as pip's.
 # The README's user install stays plain pip (tests/test_packaging.py runs it).
 set -euo pipefail
@@ -27,20 +27,28 @@ python=${PYTHON:-python3}
 
 "$python" -m venv --clear "$venv"
 venv=$(cd "$venv" && pwd)
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check uv
-# uv compiles what it installs only when asked: where PYTHONDONTWRITEBYTECODE
-# is set, every process the tests start would compile numpy, pytest ... again.
-uv=("$venv/bin/uv" pip install --quiet --python "$venv/bin/python")
+pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+"${pip[@]}" uv
+# install ARGS: pip install's ARGS, made by uv. uv reads no pip configuration
+# file (pip.conf's indexes, certificates, constraints): where it cannot install
+# for want of them, pip installs as configured. uv compiles what it installs
+# only when asked: where PYTHONDONTWRITEBYTECODE is set, every process the
+# tests start would compile numpy, pytest ... again.
+install() {
+    "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode "$@" && return
+    echo "setup-env.sh: uv could not install; pip installs instead, as pip is configured" >&2
+    "${pip[@]}" "$@"
+}
 
 # oneDNN 3.11 (no Level Zero interop) in a prefix of its own, first: an
 # install into the environment would replace the main onednn.
-"${uv[@]}" --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
+install --no-deps --prefix "$venv/opt/onednn-3.11" onednn==2026.0.2
 # oneDNN 3.13 and the runtimes its metadata asks for, pyopencl with PoCL, the
 # upstream headers and the test tools: all resolved by the installer, nothing
 # pinned against oneDNN's own requirements. Editable: commands run from this
 # checkout (python -m dnnl_interop ...) import the built package;
 # tests/test_packaging.py checks the wheel itself.
-"${uv[@]}" --compile-bytecode --editable ".[$extras]"
+install --editable ".[$extras]"
 "$venv/bin/python" -m pip check
 # Bytecode for this checkout's modules, which an editable install leaves
 # uncompiled (the installer compiles what it installs): where PYTHONDONTWRITEBYTECODE is

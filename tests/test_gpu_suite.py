@@ -45,8 +45,29 @@ def _collected(*args: str) -> list[str]:
     return [line for line in done.stdout.splitlines() if "::" in line]
 
 
-def test_every_way_of_naming_the_tests_collects_tests_gpu_with_the_rest():
-    everything = _collected()  # testpaths: tests
+def _unselected_session(config: pytest.Config) -> bool:
+    """Whether this session collected what ``pytest`` with no arguments collects: started with
+    the configured testpaths (its xdist workers re-read the same arguments), nothing selected
+    or deselected beyond the configured options, no cache reordering."""
+    option = config.option
+    addopts = config.getini("addopts")
+    configured_marks = addopts[addopts.index("-m") + 1] if "-m" in addopts else ""
+    return (
+        config.args_source is pytest.Config.ArgsSource.TESTPATHS
+        and not os.environ.get("PYTEST_ADDOPTS")
+        and not option.keyword and option.markexpr == configured_marks
+        and not option.deselect and not option.ignore and not option.ignore_glob
+        and not any(getattr(option, name, False) for name in ("lf", "failedfirst", "newfirst", "stepwise"))
+    )
+
+
+def test_every_way_of_naming_the_tests_collects_tests_gpu_with_the_rest(request):
+    # With no arguments (testpaths: tests). A session started so has collected exactly
+    # that already (the suite's default run, CI's): its items spare a child collecting it again.
+    if _unselected_session(request.config):
+        everything = [item.nodeid for item in request.session.items]
+    else:
+        everything = _collected()
     assert len(everything) == len(set(everything))
     gpu_modules = {path.relative_to(ROOT).as_posix() for path in GPU_DIR.glob("test_*.py")}
     assert {line.split("::")[0] for line in everything if line.startswith("tests/gpu/")} == gpu_modules

@@ -448,7 +448,8 @@ size_t dnnl_test_size(int value) { return 2 * (size_t)value; }
 @pytest.fixture(scope="module")
 def generated(build_ffi, tmp_path_factory):
     """A module generated from the real headers plus EXTRA_FUNCTIONS, built
-    with warnings as errors, and the path of EXTRA_LIBRARY."""
+    with warnings as errors, and the path of EXTRA_LIBRARY. Built unoptimised:
+    its behaviour is under test here, the optimiser's warnings in the test above."""
     import cffi
 
     directory = tmp_path_factory.mktemp("generated")
@@ -458,7 +459,7 @@ def generated(build_ffi, tmp_path_factory):
     builder.cdef(build_ffi.make_cdef(decls))
     builder.set_source(
         "_generated_under_test", build_ffi.make_source(decls), libraries=["dl"],
-        extra_compile_args=list(WARNINGS_AS_ERRORS),
+        extra_compile_args=[*WARNINGS_AS_ERRORS, "-O0", "-g0"],
     )
     path = builder.compile(tmpdir=str(directory))
     spec = importlib.util.spec_from_file_location("_generated_under_test", path)

@@ -39,7 +39,7 @@ from ._ffi import ffi, lib
 from ._handles import address_of
 from ._inflight import Ledger, ledger_of
 from ._library import check
-from ._stream import Stream
+from ._stream import Stream, interop_queue
 
 if TYPE_CHECKING:
     import pyopencl
@@ -138,7 +138,7 @@ def arrays_behind(
     found: dict[int, pyopencl.array.Array] = {}  # by identity: an Array's == compares elements
     for _, memory in memories:
         if memory is not None:
-            kept = memory._keep[2]
+            kept = memory._keep[2]  # noqa: SLF001 - execute's hot path: what the memory's buffer came from
             if isinstance(kept, array_type):
                 found[id(kept)] = kept
     return list(found.values())
@@ -171,7 +171,8 @@ def execute_over_arrays(
     completion = None
     if out_of_order:  # oneDNN takes the events as dependencies and gives its own
         execute = call if isinstance(call, OclExecute) else OclExecute(
-            [], stream, any(memory is not None and memory._size == 0 for _, memory in memories), ledger)
+            [], stream, any(memory is not None and memory._size == 0  # noqa: SLF001 - execute's hot path
+                            for _, memory in memories), ledger)
         if events:
             execute.deps = [*execute.deps, *(ffi.cast(_CL_EVENT, event.int_ptr) for event in events)]
         status = execute(c_primitive, c_stream, nargs, c_args)
@@ -212,7 +213,7 @@ def _queue_of(stream: Stream, c_stream: CData) -> tuple[pyopencl.CommandQueue, i
 
         out = ffi.new("cl_command_queue *")
         check(lib.dnnl_ocl_interop_stream_get_command_queue(c_stream, out), "dnnl_ocl_interop_stream_get_command_queue")
-        given = stream._keep[1] if len(stream._keep) > 1 else None  # the queue ocl.make_stream was given
+        given = interop_queue(stream)  # the queue ocl.make_stream was given
         if isinstance(given, cl.CommandQueue) and given.int_ptr == address_of(out[0]):
             queue = given  # the Arrays' own queue object, most often: told apart by identity
         else:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._engine import Engine, runtime_of
 from ._ffi import lib
-from ._interop import get_address
+from ._interop import get_address, get_handle
 from ._memory import OCL_BUFFER, Memory, make_ocl_memory
 from ._memory_desc import MemoryDesc
 from ._owned import finish_work, using
@@ -149,11 +149,16 @@ def _shares_buffer(memory: Memory, host: numpy.ndarray[Any, Any]) -> bool:
         low, high = numpy.lib.array_utils.byte_bounds(host)
     else:  # numpy 1
         low, high = numpy.byte_bounds(host)  # type: ignore[attr-defined,unused-ignore]
-    return bool(low < start + memory._size and start < high)
+    size = memory._size  # noqa: SLF001 - read only: kept past the desc's close
+    return bool(low < start + size and start < high)
 
 
 def _is_buffer_memory(memory: Memory) -> bool:
-    return memory._ocl_kind() == OCL_BUFFER
+    kind = get_handle(
+        lib.dnnl_ocl_interop_memory_get_memory_kind, "dnnl_ocl_interop_memory_get_memory_kind",
+        memory, Memory, "memory", "dnnl_ocl_interop_memory_kind_t", "ocl",
+    )
+    return int(kind) == OCL_BUFFER
 
 
 def _to_pyopencl(

@@ -592,3 +592,9 @@ class PrimitiveAttr(Owned):
         with using((self, PrimitiveAttr, "attr")) as attr:
             check(lib.dnnl_primitive_attr_get_scratchpad_mode(attr, out), "dnnl_primitive_attr_get_scratchpad_mode")
         return ScratchpadMode(out[0])
+
+
+def quantized_arguments(attr: PrimitiveAttr) -> dict[int, tuple[int, tuple[int, ...], DataType]]:
+    """What ``attr`` records of the scales and zero points it sets (oneDNN answers no query
+    of them): {scales_arg(arg) or zero_points_arg(arg): (mask, groups, data type)}."""
+    return attr._quantized  # noqa: SLF001 - PrimitiveAttr's door to its record of quantization

@@ -203,6 +203,12 @@ def runtime_of(engine: Engine) -> str:
     return engine._runtime  # noqa: SLF001 - the package's one door to an engine's runtime
 
 
+def interop_engine(handle: CData, keep: tuple[Any, ...], runtime: str) -> Engine:
+    """An Engine owning ``handle``, just made by an interop create function of ``runtime``
+    ("ocl", "ze", "sycl"); it keeps ``keep`` (the device, context... it was made over) alive."""
+    return Engine._from_handle(handle, keep, runtime)  # noqa: SLF001 - the package's door to it
+
+
 def _engine_hint(kind: EngineKind, index: int) -> str:
     """Why an engine of ``kind`` may be missing, for the error."""
     count = checked(lib.dnnl_engine_get_count(int(kind)), "dnnl_engine_get_count")

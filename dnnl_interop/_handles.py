@@ -248,12 +248,6 @@ class Handle:
         address = address_of(as_handle(handle, self._ctype, type(self).__name__))
         object.__setattr__(self, "_address", address)
 
-    @classmethod
-    def _from_cdata(cls: type[_H], cdata: CData) -> _H | None:
-        """The value of a handle C wrote, or None for NULL."""
-        address = address_of(cdata)
-        return cls(address) if address else None
-
     @property
     def ptr(self) -> CData:
         """The handle as a typed cffi pointer (``ze_driver_handle_t``, ...)."""
@@ -279,7 +273,7 @@ class Handle:
         return type(self) is type(other) and self._address == other._address
 
     def __hash__(self) -> int:
-        return hash((type(self)._ctype, self._address))
+        return hash((self._ctype, self._address))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -292,3 +286,14 @@ class Handle:
 
     def __repr__(self) -> str:
         return f"{type(self).__module__}.{type(self).__name__}({self._address:#x})"
+
+
+def handle_value(kind: type[_H], cdata: CData) -> _H | None:
+    """The ``kind`` value of a handle C wrote, or None for NULL."""
+    address = address_of(cdata)
+    return kind(address) if address else None
+
+
+def c_type_of(kind: type[Handle]) -> str:
+    """The C type the handles of ``kind`` hold (``ze_driver_handle_t``, ...)."""
+    return kind._ctype  # noqa: SLF001 - the package's door to a kind's C type

@@ -148,7 +148,7 @@ _lock = _thread.RLock()
 _library: Library | None = None
 # Per thread: the error of this thread's latest failed autoload (see
 # missing_function_error).
-_thread_state = _thread._local()
+_thread_state = _thread._local()  # noqa: SLF001 - threading.local itself, without importing threading (import time)
 
 
 def _before_fork() -> None:
@@ -243,7 +243,8 @@ def _dlerror() -> str:
     return _c_text(message) if message else "unknown dlopen error"
 
 
-def _is_loaded(soname: str) -> bool:
+def is_loaded(soname: str) -> bool:
+    """Whether a library of this name is loaded in the process (opening nothing)."""
     return bool(lib.dlopen(soname.encode(), lib.RTLD_NOW | lib.RTLD_NOLOAD) != ffi.NULL)
 
 
@@ -274,7 +275,7 @@ def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]) -> CDat
     directory = os.path.dirname(path)
     for name in _elf.needed(path):
         sibling = os.path.join(directory, name)
-        if name in seen or _is_loaded(name) or _file_problem(sibling):
+        if name in seen or is_loaded(name) or _file_problem(sibling):
             continue
         seen.add(name)
         _open_with_siblings(sibling, preloaded, seen)
@@ -283,6 +284,12 @@ def _open_with_siblings(path: str, preloaded: list[str], seen: set[str]) -> CDat
         raise OSError(_dlerror())
     preloaded.append(path)
     return handle
+
+
+def preload(path: str) -> None:
+    """dlopen ``path`` for the rest of the process, after the NEEDED libraries found beside
+    it (as oneDNN is opened); OSError with dlopen's reason if it cannot be."""
+    _open_with_siblings(path, [], set())
 
 
 def _open(target: str) -> tuple[CData, tuple[str, ...], tuple[str, ...]]:
@@ -310,7 +317,7 @@ def _open(target: str) -> tuple[CData, tuple[str, ...], tuple[str, ...]]:
         notes.append(registered)
     for loader in RUNTIME_LOADERS:
         candidate = os.path.join(directory, loader)
-        if not _file_problem(candidate) and not _is_loaded(loader):
+        if not _file_problem(candidate) and not is_loaded(loader):
             try:
                 _open_with_siblings(candidate, preloaded, seen)
             except OSError as exc:

@@ -423,6 +423,12 @@ def new_out(cls: type[Owned]) -> CData:
     return cls._new_out()
 
 
+def closed_error(obj: Owned, what: str) -> Exception:
+    """The ClosedObjectError (or the subclass's own error) for closed ``obj`` given as the
+    argument ``what``, with why it was closed when another object closed it."""
+    return obj._closed_error(what)  # noqa: SLF001 - the package's door to an object's closed error
+
+
 class using:  # lower case: reads as a phrase, ``with using(...) as handles``
     """Context manager: the handles of owned objects, kept valid for a C call.
 

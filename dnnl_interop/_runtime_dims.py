@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ._args import ARGS
 from ._enums import DataType, FormatKind
+from ._memory_desc import layout_key
 from ._validate import RUNTIME_DIM
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ def check_layout(what: str, memory: Memory, expected: tuple[object, ...]) -> Non
     ``expected``: its data type, its number of dimensions, every dimension not
     ``RUNTIME_DIM``, and the order of its plain layout (each stride the descriptor
     fixes, on dimensions of more than one element)."""
-    given = memory._layout
     desc = memory.desc
+    given = layout_key(desc)
     dtype, shape = expected[0], expected[1]
     assert isinstance(dtype, DataType) and isinstance(shape, tuple)
     made = f"the primitive was made for {_shown(shape)} of {dtype.name.lower()}"

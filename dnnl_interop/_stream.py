@@ -277,6 +277,20 @@ class Stream(Owned):
         return engine
 
 
+def interop_stream(handle: CData, keep: tuple[Any, ...]) -> Stream:
+    """A Stream owning ``handle``, just made by an interop create function; ``keep`` is
+    (engine, the queue or command list it was made over). ClosedObjectError (the handle
+    destroyed) if the engine closed meanwhile."""
+    return Stream._made(handle, keep)  # noqa: SLF001 - the package's door to it
+
+
+def interop_queue(stream: Stream) -> object:
+    """The queue or command list ``stream`` was made over, as given to ``make_stream``
+    (the user's object); None for a native stream, or once the stream is closed."""
+    keep = stream._keep  # noqa: SLF001 - the package's door to what an interop stream keeps
+    return keep[1] if len(keep) > 1 else None
+
+
 def _on_cpu(engine: Engine) -> bool:
     """Whether open ``engine`` is a CPU engine. Holds the shared lock."""
     if runtime_of(engine) != "native":

@@ -21,7 +21,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ._buffers import UncheckedPointer, has_buffer
-from ._engine import Engine, explain_runtime
+from ._engine import Engine, explain_runtime, interop_engine
 from ._enums import DataType, EngineKind, FormatKind
 from ._ffi import ffi, lib
 from ._handles import address_of, check_address
@@ -257,7 +257,7 @@ def oneapi_engine(device_id: int, what: str) -> Engine:
         check(lib.dnnl_sycl_interop_engine_create(out, ffi.cast("void *", device.addressof_ref()),
                                                   ffi.cast("void *", context.addressof_ref())),
               "dnnl_sycl_interop_engine_create")
-        engine = Engine._from_handle(out[0], keep=(device, context), runtime="sycl")
+        engine = interop_engine(out[0], (device, context), "sycl")
         _ONEAPI_ENGINES[device_id] = weakref.ref(engine)
         return engine
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ._array_events import OclExecute
 from ._buffers import MEMORY_ALLOCATE, device_handle, refuse_allocate
 from ._cached import make_engine_cached as _make_engine_cached
-from ._engine import Engine, explain_runtime, runtime_of
+from ._engine import Engine, explain_runtime, interop_engine, runtime_of
 from ._engine_blob import check_engine_cache_blob
 from ._enum_type import EnumType
 from ._execution import submit
@@ -37,7 +37,7 @@ from ._owned import finish_work, new_out, using
 from ._primitive import Primitive
 from ._runtime import check_ocl_context, library_version, ocl_context, ocl_engine_blob_id
 from ._sized import query_then_fill
-from ._stream import Stream
+from ._stream import Stream, interop_stream
 from .errors import Status
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def make_engine(device: object, context: object, cache_blob: bytes | None = None
         status = lib.dnnl_ocl_interop_engine_create_from_cache_blob(out, dev, ctx, len(blob), blob)
     if status:
         raise status_error(status, name, _why_no_engine(dev, ctx) if status == Status.INVALID_ARGUMENTS else None)
-    return Engine._from_handle(out[0], keep=(device, context), runtime="ocl")
+    return interop_engine(out[0], (device, context), "ocl")
 
 
 def _is_pyopencl(obj: object, class_name: str) -> bool:
@@ -251,7 +251,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
     out = new_out(Stream)
     with explain_runtime("ocl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_ocl_interop_stream_create(out, c_engine, c_queue), "dnnl_ocl_interop_stream_create")
-        return Stream._made(out[0], keep=(engine, queue))
+        return interop_stream(out[0], (engine, queue))
 
 
 def get_command_queue(stream: Stream) -> pyopencl.CommandQueue:
@@ -373,12 +373,12 @@ def set_mem_object(memory: Memory, buffer: object) -> None:
             function.
     """
     with using((memory, Memory, "memory")):  # open, before reading what it holds
-        size, data_type = memory._size, memory.desc.data_type
+        size, data_type = memory._size, memory.desc.data_type  # noqa: SLF001 - read only: kept past the desc's close
     refuse_allocate(buffer, "buffer")
     handle, kept = device_handle(buffer, size, data_type, "buffer", "cl_mem")
     check_ocl_context([buffer], _engine_context(memory.engine), "buffer")
     with explain_runtime("ocl", (memory, "memory")):
-        memory._repoint(
+        memory._repoint(  # noqa: SLF001 - Memory's re-pointing, as set_data_handle (the lock discipline of _owned)
             lambda c_memory: lib.dnnl_ocl_interop_memory_set_mem_object(c_memory, ffi.cast("cl_mem", handle)),
             "dnnl_ocl_interop_memory_set_mem_object", (handle,), kept,
         )
@@ -474,9 +474,10 @@ def execute(
     events = [required_handle(event, _CL_EVENT, f"deps[{i}]") for i, event in enumerate(deps)]
     if events and isinstance(stream, Stream):
         check_ocl_context(deps, _engine_context(stream.engine), "deps")
-    call = OclExecute(events, stream, isinstance(primitive, Primitive) and 0 in primitive._arg_sizes.values())
+    empty = isinstance(primitive, Primitive) and 0 in primitive._arg_sizes.values()  # noqa: SLF001 - execute's hot path
+    call = OclExecute(events, stream, empty)
     if isinstance(primitive, Primitive):
-        args = primitive._with_scratchpad(stream, args)
+        args = primitive._with_scratchpad(stream, args)  # noqa: SLF001 - execute's hot path: no call added
     submit(primitive, stream, args, deps, call, "dnnl_ocl_interop_primitive_execute", "ocl")
     return call.returned
 

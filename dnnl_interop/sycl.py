@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._buffers import MEMORY_ALLOCATE
-from ._engine import Engine, explain_runtime
+from ._engine import Engine, explain_runtime, interop_engine
 from ._enum_type import EnumType
 from ._execution import submit
 from ._ffi import ffi, lib
@@ -48,7 +48,7 @@ from ._memory import Memory
 from ._memory_desc import MemoryDesc
 from ._owned import new_out, using
 from ._primitive import Primitive
-from ._stream import Stream
+from ._stream import Stream, interop_stream
 from ._sycl_memory import SYCL_BUFFER, SYCL_USM, make_sycl_memory
 from ._sycl_runtime import dpctl_object, event_object, event_vector, new_event, sycl_pointer
 
@@ -98,7 +98,7 @@ def make_engine(device: object, context: object) -> Engine:
     ctx = sycl_pointer(context, "context", "context")
     out = new_out(Engine)
     check(lib.dnnl_sycl_interop_engine_create(out, dev, ctx), "dnnl_sycl_interop_engine_create")
-    return Engine._from_handle(out[0], keep=(device, context), runtime="sycl")
+    return interop_engine(out[0], (device, context), "sycl")
 
 
 def get_device(engine: Engine) -> Any:
@@ -166,7 +166,7 @@ def make_stream(engine: Engine, queue: object) -> Stream:
     out = new_out(Stream)
     with explain_runtime("sycl", (engine, "engine")), using((engine, Engine, "engine")) as c_engine:
         check(lib.dnnl_sycl_interop_stream_create(out, c_engine, c_queue), "dnnl_sycl_interop_stream_create")
-        return Stream._made(out[0], keep=(engine, queue))
+        return interop_stream(out[0], (engine, queue))
 
 
 def get_queue(stream: Stream) -> Any:
@@ -269,7 +269,7 @@ def set_buffer(memory: Memory, buffer: object) -> None:
         raise ValueError("memory: USM memory has no SYCL buffer; memory.set_data_handle gives it another pointer")
     pointer = sycl_pointer(buffer, "buffer", "buffer")
     with explain_runtime("sycl", (memory, "memory")):
-        memory._repoint(
+        memory._repoint(  # noqa: SLF001 - Memory's re-pointing, as set_data_handle (the lock discipline of _owned)
             lambda c_memory: lib.dnnl_sycl_interop_memory_set_buffer(c_memory, pointer),
             "dnnl_sycl_interop_memory_set_buffer", (pointer,), buffer,
         )
@@ -326,7 +326,7 @@ def execute(
         return status
 
     if isinstance(primitive, Primitive):
-        args = primitive._with_scratchpad(stream, args)
+        args = primitive._with_scratchpad(stream, args)  # noqa: SLF001 - execute's hot path: no call added
     try:
         submit(primitive, stream, args, (deps, storage), call, "dnnl_sycl_interop_primitive_execute", "sycl")
     except BaseException:

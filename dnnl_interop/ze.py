@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 from ._buffers import MEMORY_ALLOCATE
 from ._cached import make_engine_cached as _make_engine_cached
-from ._engine import Engine, explain_runtime
+from ._engine import Engine, explain_runtime, interop_engine
 from ._engine_blob import check_engine_cache_blob
 from ._execution import submit
 from ._ffi import ffi, lib
-from ._handles import as_bytes, required_handle
+from ._handles import as_bytes, c_type_of, handle_value, required_handle
 from ._interop import get_handle
 from ._library import check
 from ._memory import Memory, make_ze_memory
@@ -41,7 +41,7 @@ from ._owned import new_out, using
 from ._primitive import Primitive
 from ._runtime import library_version, ze_engine_blob_id
 from ._sized import query_then_fill
-from ._stream import Stream
+from ._stream import Stream, interop_stream
 from ._ze_handles import CommandList, Context, Device, Driver, Event, ZeHandle
 
 if TYPE_CHECKING:
@@ -69,11 +69,11 @@ __all__ = [
 
 
 _KINDS = (Driver, Device, Context, CommandList, Event)
-_TYPE_OF: dict[type[ZeHandle], CType] = {kind: ffi.typeof(kind._ctype) for kind in _KINDS}  # resolved once
+_TYPE_OF: dict[type[ZeHandle], CType] = {kind: ffi.typeof(c_type_of(kind)) for kind in _KINDS}  # resolved once
 
 
 def _handle(obj: object, kind: type[ZeHandle], what: str) -> CData:
-    """``obj`` as a ``kind._ctype`` cdata (as_handle refuses handles of another kind)."""
+    """``obj`` as a cdata of ``kind``'s C type (as_handle refuses handles of another kind)."""
     return required_handle(obj, _TYPE_OF[kind], what)
 
 
@@ -170,7 +170,7 @@ def make_engine(
             lib.dnnl_ze_interop_engine_create_from_cache_blob(out, drv, dev, ctx, len(blob), blob),
             "dnnl_ze_interop_engine_create_from_cache_blob",
         )
-    return Engine._from_handle(out[0], keep=(driver, device, context), runtime="ze")
+    return interop_engine(out[0], (driver, device, context), "ze")
 
 
 def get_driver(engine: Engine) -> Driver | None:
@@ -184,9 +184,9 @@ def get_driver(engine: Engine) -> Driver | None:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return Driver._from_cdata(get_handle(
+    return handle_value(Driver, get_handle(
         lib.dnnl_ze_interop_engine_get_driver, "dnnl_ze_interop_engine_get_driver",
-        engine, Engine, "engine", Driver._ctype, "ze",
+        engine, Engine, "engine", c_type_of(Driver), "ze",
     ))
 
 
@@ -201,9 +201,9 @@ def get_device(engine: Engine) -> Device | None:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return Device._from_cdata(get_handle(
+    return handle_value(Device, get_handle(
         lib.dnnl_ze_interop_engine_get_device, "dnnl_ze_interop_engine_get_device",
-        engine, Engine, "engine", Device._ctype, "ze",
+        engine, Engine, "engine", c_type_of(Device), "ze",
     ))
 
 
@@ -218,9 +218,9 @@ def get_context(engine: Engine) -> Context | None:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return Context._from_cdata(get_handle(
+    return handle_value(Context, get_handle(
         lib.dnnl_ze_interop_engine_get_context, "dnnl_ze_interop_engine_get_context",
-        engine, Engine, "engine", Context._ctype, "ze",
+        engine, Engine, "engine", c_type_of(Context), "ze",
     ))
 
 
@@ -255,7 +255,7 @@ def make_stream(engine: Engine, command_list: object, profiling: bool = False) -
             lib.dnnl_ze_interop_stream_create(out, c_engine, lst, 1 if profiling else 0),
             "dnnl_ze_interop_stream_create",
         )
-        return Stream._made(out[0], keep=(engine, command_list))
+        return interop_stream(out[0], (engine, command_list))
 
 
 def get_list(stream: Stream) -> CommandList | None:
@@ -269,9 +269,9 @@ def get_list(stream: Stream) -> CommandList | None:
         LibraryNotFoundError, MissingFunctionError: oneDNN cannot be loaded, or lacks the
             function.
     """
-    return CommandList._from_cdata(get_handle(
+    return handle_value(CommandList, get_handle(
         lib.dnnl_ze_interop_stream_get_list, "dnnl_ze_interop_stream_get_list",
-        stream, Stream, "stream", CommandList._ctype, "ze",
+        stream, Stream, "stream", c_type_of(CommandList), "ze",
     ))
 
 
@@ -351,9 +351,9 @@ def execute(
         )
 
     if isinstance(primitive, Primitive):
-        args = primitive._with_scratchpad(stream, args)
+        args = primitive._with_scratchpad(stream, args)  # noqa: SLF001 - execute's hot path: no call added
     submit(primitive, stream, args, deps, call, "dnnl_ze_interop_primitive_execute", "ze")
-    return Event._from_cdata(event[0])
+    return handle_value(Event, event[0])
 
 
 # --- cached creation -----------------------------------------------------------

@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from .._attr import PrimitiveAttr
+from .._attr import PrimitiveAttr, quantized_arguments
 from .._engine import Engine, engine_in_words
 from .._enums import AlgKind, PropKind, Query
 from .._ffi import ffi, lib
 from .._library import status_error, version
 from .._memory_desc import MemoryDesc
-from .._owned import using
+from .._owned import closed_error, using
 from .._primitive import PrimitiveDesc, open_desc
 from .._refusals import explain
 from .._validate import count_argument, enum_argument
@@ -167,7 +167,7 @@ class _Kind(PrimitiveDesc):
         out = self._new_out()
         # The hint's lock, until this descriptor holds it: its next_impl (refused once it is
         # held) would free the implementation oneDNN is reading.
-        hint_lock = hint._impl_lock if hint is not None else contextlib.nullcontext()
+        hint_lock = hint._impl_lock if hint is not None else contextlib.nullcontext()  # noqa: SLF001 - next_impl's lock
         with using(*specs) as handles, hint_lock:
             handles = handles if isinstance(handles, tuple) else (handles,)
             found = iter(handles[1:])
@@ -178,7 +178,7 @@ class _Kind(PrimitiveDesc):
             status = getattr(lib, function)(out, *arguments(handles[0], *c_descs, *c_hint, c_attr))
             if status:
                 raise self._refused(status, function, engine, descs, params or {})
-            quantized = None if attr is None else attr._quantized
+            quantized = None if attr is None else quantized_arguments(attr)
             open_desc(self, out[0], (engine,), hint=hint, quantized=quantized, started=started)
 
     def _refused(
@@ -220,7 +220,7 @@ class _Backward(_Kind):
                 f"this {self._kind}, as dnnl::{cpp}::primitive_desc takes), got {type(hint_fwd_pd).__name__}"
             )
         if hint_fwd_pd.closed:
-            raise hint_fwd_pd._closed_error("hint_fwd_pd")
+            raise closed_error(hint_fwd_pd, "hint_fwd_pd")
         if not isinstance(engine, Engine):
             return hint_fwd_pd  # _create names the engine's type
         prop = hint_fwd_pd.query_s32(Query.PROP_KIND)

@@ -7,7 +7,7 @@ from .._engine import Engine
 from .._enums import PropKind, Query
 from .._execution import WorkspaceOrigin, described_forward, forward_signature, workspace_origins
 from .._memory import Memory
-from .._owned import using
+from .._owned import closed_error, using
 from .._primitive import PrimitiveDesc
 
 __all__ = ["workspace_memory"]
@@ -39,7 +39,7 @@ def workspace_memory(fwd_pd: PrimitiveDesc, engine: Engine | None = None) -> Mem
     if engine is not None and not isinstance(engine, Engine):
         raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
     if fwd_pd.closed:
-        raise fwd_pd._closed_error("fwd_pd")
+        raise closed_error(fwd_pd, "fwd_pd")
     prop = fwd_pd.query_s32(Query.PROP_KIND)
     if prop != PropKind.FORWARD_TRAINING:
         shown = PropKind(prop).name if prop in PropKind._value2member_map_ else str(prop)

@@ -378,14 +378,14 @@ def _preload_opencl_loader() -> None:
     from .. import _library
 
     path = os.path.join(sys.prefix, "lib", "libOpenCL.so.1")
-    if _library._is_loaded("libOpenCL.so.1"):
+    if _library.is_loaded("libOpenCL.so.1"):
         return
     if not os.path.exists(path):
         raise EmulatedGpuUnavailableError(
             f"the OpenCL ICD loader of the onednn wheel ({path}) is missing: pip install onednn"
         )
     try:
-        _library._open_with_siblings(path, [], set())
+        _library.preload(path)
     except OSError as exc:
         raise EmulatedGpuUnavailableError(f"cannot load {path}: {exc}") from None
 
@@ -424,7 +424,7 @@ class DeviceMemory:
     @property
     def address(self) -> int:
         """The allocation's address (an int carries no lifetime: prefer ``ptr``)."""
-        return self._lz._loader.address(self.ptr)
+        return self._lz._loader.address(self.ptr)  # noqa: SLF001 - a friend in this module
 
     def _users(self) -> int:
         # Our slot and getrefcount's argument; anything more holds the pointer.
@@ -441,7 +441,7 @@ class DeviceMemory:
                 "pointer (a oneDNN memory made on it, ...); close or drop them first"
             )
         pointer, self._pointer = self._pointer, None
-        self._lz._loader.ffi.release(pointer)
+        self._lz._loader.ffi.release(pointer)  # noqa: SLF001 - a friend in this module
 
     def __enter__(self) -> DeviceMemory:
         return self
@@ -480,7 +480,8 @@ class UsmArray(DeviceMemory):
         import numpy
 
         super().__init__(lz, pointer, nbytes, kind)
-        buffer = lz._loader.ffi.buffer(pointer, nbytes)  # keeps the pointer alive
+        # The buffer keeps the pointer alive.
+        buffer = lz._loader.ffi.buffer(pointer, nbytes)  # noqa: SLF001 - a friend in this module
         # One array whose base is the buffer: every view of it has it as base.
         self._array: numpy.ndarray[Any, Any] | None = numpy.ndarray(
             shape, dtype, buffer=buffer  # type: ignore[arg-type]  # a cffi buffer has the buffer protocol
@@ -521,7 +522,7 @@ class UsmArray(DeviceMemory):
             )
         self._array = None  # and with it the buffer holding the pointer
         pointer, self._pointer = self._pointer, None
-        self._lz._loader.ffi.release(pointer)
+        self._lz._loader.ffi.release(pointer)  # noqa: SLF001 - a friend in this module
 
     def __repr__(self) -> str:
         if self.closed:
@@ -842,7 +843,7 @@ class EmulatedLevelZero:
         if command_list is None:
             return self._main_list
         if isinstance(command_list, CommandList):
-            owner: cffi.FFI.CData = command_list._owner
+            owner: cffi.FFI.CData = command_list._owner  # noqa: SLF001 - this module's own handle object
             return owner
         return self._loader.handle("ze_command_list_handle_t", command_list)
 
@@ -869,10 +870,12 @@ class EmulatedLevelZero:
                 raise TypeError(f"wait[{i}]: expected an Event, got {type(event).__name__}")
         if signal is not None and not isinstance(signal, Event):
             raise TypeError(f"signal: expected an Event, got {type(signal).__name__}")
-        waits = ffi.new("ze_event_handle_t[]", [event._owner for event in events]) if events else ffi.NULL
+        owners = [event._owner for event in events]  # noqa: SLF001 - this module's own handle object
+        waits = ffi.new("ze_event_handle_t[]", owners) if events else ffi.NULL
+        signalled = signal._owner if signal is not None else ffi.NULL  # noqa: SLF001 - this module's own handle object
         self._loader.call(
             "zeCommandListAppendMemoryCopy", self._list_of(command_list), dst.ptr, src.ptr, nbytes,
-            signal._owner if signal is not None else ffi.NULL, len(events), waits,
+            signalled, len(events), waits,
         )
 
     def synchronize(self, command_list: object = None, timeout: float | None = None) -> bool:

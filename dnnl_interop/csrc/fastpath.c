@@ -177,12 +177,14 @@ static int dnnl_interop_fast_workspace_accepted(PyObject *primitive, PyObject *m
         PyObject *origin = origins && PyDict_CheckExact(origins) ? PyDict_GetItemWithError(origins, key) : NULL;
         if (origin == NULL)
             found = PyErr_Occurred() || origins == NULL || !PyDict_CheckExact(origins) ? -1 : 1; /* no origin */
-        PyObject *set = origin ? PyObject_GetAttr(origin, NAME(accepted)) : NULL; /* origins holds origin */
+        Py_IncRef(origin);
+        PyObject *set = origin ? PyObject_GetAttr(origin, NAME(accepted)) : NULL;
         accepted = set ? PyObject_GetAttr(set, NAME(data)) : NULL;
         Py_DecRef(set);
         primitive_key = accepted ? PyWeakref_NewRef(primitive, NULL) : NULL;
         if (origin != NULL)
             found = primitive_key ? PySet_Contains(accepted, primitive_key) : -1; /* -1 but for a set */
+        Py_DecRef(origin);
     }
     if (found < 0)
         PyErr_Clear(); /* the Python path meets it again and says so */
@@ -194,20 +196,26 @@ static int dnnl_interop_fast_workspace_accepted(PyObject *primitive, PyObject *m
     return found > 0;
 }
 
-/* Whether every index of required (ints) is among the nargs entries with a memory:
- * the arguments oneDNN reads without checking they are given. 1 yes, 0 no or error
- * (cleared: the Python path says what is missing). */
-static int dnnl_interop_fast_all_given(PyObject *required, const dnnl_exec_arg_t *entries, int nargs) {
-    for (Py_ssize_t i = 0; i < PyTuple_Size(required); i++) {
-        long index = PyLong_AsLong(PyTuple_GetItem(required, i));
-        if (index == -1 && PyErr_Occurred()) {
+/* Whether every index of required (ints) is among the nargs entries with a memory (the
+ * arguments oneDNN reads without checking they are given), a workspace accepted for
+ * primitive. memories: the entries' Memory objects (registered: pending holds them).
+ * 1 yes, 0 no or error (cleared: the Python path says what is missing or refused). */
+static int dnnl_interop_fast_all_given(PyObject *primitive, PyObject *required, const dnnl_exec_arg_t *entries,
+                                       PyObject *const *memories, int nargs) {
+    Py_ssize_t count = PyTuple_Size(required);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GetItem(required, i);
+        long index = item && PyLong_Check(item) ? PyLong_AsLong(item) : -1; /* no ARG_* index is -1 */
+        if (index == -1) {
             PyErr_Clear();
             return 0;
         }
-        int given = 0;
-        for (int j = 0; j < nargs && !given; j++)
-            given = entries[j].arg == index && entries[j].memory != NULL;
-        if (!given)
+        int given = -1;
+        for (int j = 0; j < nargs && given < 0; j++)
+            if (entries[j].arg == index && entries[j].memory != NULL)
+                given = j;
+        if (given < 0 || (index == DNNL_ARG_WORKSPACE
+                          && !dnnl_interop_fast_workspace_accepted(primitive, memories[given])))
             return 0;
     }
     return 1;
@@ -246,16 +254,6 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
     if (Py_TYPE(sizes) != &PyDict_Type || Py_TYPE(layouts) != &PyDict_Type || scratchpads != Py_None
             || Py_TYPE(required) != &PyTuple_Type) /* None: checks of the Python path's own */
         goto python;
-    int needs_workspace = 0; /* then the workspace's origin is checked */
-    for (Py_ssize_t i = 0; i < PyTuple_Size(required); i++) {
-        PyObject *index = PyTuple_GetItem(required, i);
-        long value = PyLong_Check(index) ? PyLong_AsLong(index) : -1;
-        if (value == -1) { /* no ARG_* index is -1 */
-            PyErr_Clear();
-            goto python;
-        }
-        needs_workspace |= value == DNNL_ARG_WORKSPACE;
-    }
     int unusual = dnnl_interop_fast_unusual(ledger);
     if (unusual)
         goto python_or_error;
@@ -276,6 +274,7 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
     if (pending == NULL || dnnl_interop_fast_register(primitive, sid, epoch, pending) < 0)
         goto error;
     dnnl_exec_arg_t entries[DNNL_INTEROP_FAST_MAX_ARGS];
+    PyObject *memories[DNNL_INTEROP_FAST_MAX_ARGS]; /* the entries' Memory objects (or None), borrowed */
     int nargs = 0;
     Py_ssize_t position = 0;
     PyObject *index, *memory;
@@ -292,13 +291,12 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
         }
         entries[nargs].arg = (int)arg;
         entries[nargs].memory = NULL;
+        memories[nargs] = memory;
         if (memory != Py_None) {
             if ((PyObject *)Py_TYPE(memory) != dnnl_interop_fast.memory_type)
                 goto python; /* before registering it: an object of another kind is not kept */
             if (dnnl_interop_fast_register(memory, sid, epoch, pending) < 0)
                 goto error;
-            if (needs_workspace && arg == DNNL_ARG_WORKSPACE && !dnnl_interop_fast_workspace_accepted(primitive, memory))
-                goto python; /* its origin not checked for this primitive yet */
             /* Read after registering (invariant 2). */
             PyObject *handle = dnnl_interop_fast_get(memory, FN_executable);
             if (handle == NULL)
@@ -328,8 +326,8 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
         }
         nargs++;
     }
-    if (!dnnl_interop_fast_all_given(required, entries, nargs))
-        goto python; /* one missing: the Python path says which */
+    if (!dnnl_interop_fast_all_given(primitive, required, entries, memories, nargs))
+        goto python; /* one missing, or a workspace not yet found to be of primitive's forward */
     c_primitive_object = dnnl_interop_fast_get(primitive, FN_handle);
     if (c_primitive_object == NULL)
         goto error;

@@ -516,8 +516,8 @@ def test_prelu_post_op_weights_take_the_fast_path_and_missing_ones_are_refused(e
                          dnnl.MemoryDesc.from_array(dst), attr=attr)
     prelu_weights = dnnl.post_op_arg(0, dnnl.ARG_WEIGHTS)
     with pd, dnnl.Primitive(pd) as primitive, dnnl.Stream(engine) as stream:
-        args = {dnnl.ARG_SRC: dnnl.Memory.from_array(src, engine), dnnl.ARG_WEIGHTS: dnnl.Memory.from_array(weights, engine),
-                dnnl.ARG_DST: dnnl.Memory.from_array(dst, engine)}
+        args = {index: dnnl.Memory.from_array(array, engine)
+                for index, array in ((dnnl.ARG_SRC, src), (dnnl.ARG_WEIGHTS, weights), (dnnl.ARG_DST, dst))}
         primitive.execute(stream, {**args, prelu_weights: dnnl.Memory.from_array(slope, engine)})
         stream.wait()
         assert [name for name, _ in calls] == ["execute", "wait"] and dst.tolist() == [[-0.5]]

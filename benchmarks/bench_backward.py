@@ -24,8 +24,9 @@ and backward, each executed with its arguments in plain layouts:
 * ``pool fwd``: max pooling forward training, 1x2x4x4, 2x2 kernel, stride
   2: ``ARG_SRC``, ``ARG_DST``, ``ARG_WORKSPACE`` (``workspace_memory(fwd_pd)``);
 * ``pool bwd``: its backward: ``ARG_DIFF_DST``, ``ARG_WORKSPACE`` (the same
-  memory), ``ARG_DIFF_SRC``. A workspace makes every execute of both check it
-  was allocated for this primitive's forward descriptor.
+  memory), ``ARG_DIFF_SRC``. A workspace is checked to be of this primitive's
+  forward descriptor at its first execute (the Python path); the C fast path
+  takes the next ones, finding that check's record.
 
 First with oneDNN's real calls, each execute followed by a wait, the
 variants interleaved round after round (``--rounds`` x ``--calls``):

@@ -55,6 +55,7 @@ class Executable(Protocol):
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]
+    _accepted_workspace: weakref.ref[Memory] | None
     _handle: CData | None
     _keep: tuple[Any, ...]
 
@@ -436,8 +437,15 @@ def _refuse_other_forward(primitive: Executable, memory: Memory) -> None:
     """A workspace the binding allocated for one forward descriptor, given to a primitive of
     another whose workspace has the same descriptor (oneDNN would use it: wrong gradients)."""
     origin = workspace_origins.get(memory)
-    if origin is None or primitive in origin.accepted:
-        return
+    if origin is not None and primitive not in origin.accepted:
+        _check_forward(primitive, origin)
+        origin.accepted.add(primitive)
+    if hasattr(type(primitive), "_accepted_workspace"):  # a Primitive: the record the C fast path reads
+        primitive._accepted_workspace = weakref.ref(memory)  # memory's one basic weak reference
+
+
+def _check_forward(primitive: Executable, origin: WorkspaceOrigin) -> None:
+    """Raise unless ``primitive``'s forward writes the workspace ``origin`` describes."""
     pd = _primitive_pd(primitive)
     forward = None if pd is None else _forward_of(primitive, pd)
     if forward is not None and forward[1] is not origin.forward() and forward_signature(forward[0]) != origin.signature:
@@ -449,7 +457,6 @@ def _refuse_other_forward(primitive: Executable, memory: Memory) -> None:
             "allocated for this primitive's own forward descriptor and written by its forward execution "
             "(dnnl_interop.workspace_memory(fwd_pd))"
         )
-    origin.accepted.add(primitive)
 
 
 def _missing_workspace(name: str, primitive: Executable) -> Exception:
@@ -767,4 +774,4 @@ class BoundExecution:
 
 # The C fast path (_inflight.fast) checks what submit checks first, against these.
 fast["configure"](Stream, Memory, Arg, vars(_stream), array_types, _shared, _PRIMITIVE_TYPE,
-                  ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"))
+                  ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"), workspace_origins)

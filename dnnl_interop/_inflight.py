@@ -59,7 +59,9 @@ holding the lock, which it waits for as the Python path does), and it hands
 anything unusual to the Python path before taking a step the Python path
 would not repeat identically: tracked events, kept objects other than
 owned ones (for a wait: the Python :meth:`Ledger.let_go`), refusals, closed
-objects, interpreter exit, a forked child, the process's first CPU work.
+objects, a workspace not yet found to be of the primitive's forward (the
+Python check records it when it passes), scales, zero points, runtime
+dimensions, interpreter exit, a forked child, the process's first CPU work.
 """
 
 from __future__ import annotations

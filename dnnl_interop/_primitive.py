@@ -77,10 +77,13 @@ class Primitive(Owned):
     # {ARG_*: bytes the primitive uses there}, {ARG_*: the layout it expects there};
     # _scratchpads: with ScratchpadMode.USER, the scratchpad the binding gives
     # each stream that executes it without one of its own (None otherwise).
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_scratchpads")
+    # _accepted_workspace: the workspace last found to be of this primitive's forward, weakly
+    # (see _execution._refuse_other_forward; the C fast path takes it without another check).
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_scratchpads", "_accepted_workspace")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
+    _required_fast: tuple[int, ...] | None  # the same, for the C fast path (see _set_args)
     _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
@@ -90,6 +93,7 @@ class Primitive(Owned):
         super()._adopt(handle, keep)
         self._holds = _hold_handles(self, keep)
         self._scratchpads = None
+        self._accepted_workspace: weakref.ref[Memory] | None = None
 
     def _with_scratchpad(self, stream: Stream, args: Mapping[int, Memory | None]) -> Mapping[int, Memory | None]:
         """``args``, with the binding's scratchpad for ``stream`` where the primitive
@@ -471,10 +475,11 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
     # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
     # _quantized: the scales and zero points of the attributes it was made with;
     # _impl_lock: held by every call on the handle (see _locked)
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_quantized", "_impl_lock")
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_quantized", "_impl_lock")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
+    _required_fast: tuple[int, ...] | None  # the same, for the C fast path (see _set_args)
     _quantized: dict[int, tuple[int, tuple[int, ...], DataType]]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
@@ -1175,4 +1180,9 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
                                                     dw | lib.DNNL_ARG_WEIGHTS, dw | lib.DNNL_ARG_BIAS)
                 or (index >= _POST_OP_ARGS and index % _POST_OP_ARGS == prelu)]
     required = [index for index in required if not has_runtime_dims(layouts[index])]
-    obj._required = (*required, *(index for index, layout in layouts.items() if has_runtime_dims(layout)))
+    runtime_dims = tuple(index for index, layout in layouts.items() if has_runtime_dims(layout))
+    obj._required = (*required, *runtime_dims)
+    # The C fast path (csrc/fastpath.c) checks the required arguments are given, and a workspace's
+    # origin, itself; scales, zero points and runtime dimensions it leaves to submit's checks.
+    in_python = runtime_dims or any(layouts[index][0] == VALUES for index in required)
+    obj._required_fast = None if in_python else obj._required

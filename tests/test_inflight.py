@@ -332,3 +332,197 @@ def test_what_the_fast_path_does_not_take_goes_through_every_check(engine, trans
             primitive.execute(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})
         stream.wait()
         assert [name for name, _ in calls] == ["wait", "wait"] and stream._ledger.idle
+
+
+# --- workspaces on the fast path: the origin checked once per primitive and workspace ----------
+
+
+def _max_pooling(engine, shape, kernel, stride):
+    """Max pooling descriptors for training over ``shape`` (no padding), and their primitives."""
+    out = tuple((size - kernel) // stride + 1 for size in shape[2:])
+    src, dst = dnnl.MemoryDesc(shape, "f32", "abcd"), dnnl.MemoryDesc((*shape[:2], *out), "f32", "abcd")
+    geometry = ((stride, stride), (kernel, kernel), (0, 0), (0, 0))
+    fwd = dnnl.PoolingForwardDesc(engine, dnnl.AlgKind.POOLING_MAX, src, dst, *geometry,
+                                  prop_kind=dnnl.PropKind.FORWARD_TRAINING)
+    bwd = dnnl.PoolingBackwardDesc(engine, dnnl.AlgKind.POOLING_MAX, src, dst, *geometry, fwd)
+    return fwd, bwd, dnnl.Primitive(fwd), dnnl.Primitive(bwd)
+
+
+@pytest.fixture
+def pooling(engine):
+    """2x2 max pooling of a 1x2x4x4 source of distinct values (no ties), for training: the
+    descriptors, the primitives, their arguments with the workspace ``workspace_memory``
+    allocated (the forward's, the backward's) and the arrays behind them."""
+    fwd_pd, bwd_pd, forward, backward = _max_pooling(engine, (1, 2, 4, 4), 2, 2)
+    x = np.random.default_rng(5).permutation(32).reshape(1, 2, 4, 4).astype(np.float32)
+    diff_dst = np.arange(1, 9, dtype=np.float32).reshape(1, 2, 2, 2)
+    y, diff_src = np.zeros_like(diff_dst), np.full_like(x, np.nan)
+    workspace = dnnl.workspace_memory(fwd_pd)
+    fwd_args = {dnnl.ARG_SRC: dnnl.Memory.from_array(x, engine), dnnl.ARG_DST: dnnl.Memory.from_array(y, engine),
+                dnnl.ARG_WORKSPACE: workspace}
+    bwd_args = {dnnl.ARG_DIFF_DST: dnnl.Memory.from_array(diff_dst, engine),
+                dnnl.ARG_DIFF_SRC: dnnl.Memory.from_array(diff_src, engine), dnnl.ARG_WORKSPACE: workspace}
+    yield (fwd_pd, bwd_pd, forward, backward, fwd_args, bwd_args), (x, y, diff_dst, diff_src)
+    for obj in (forward, backward, *fwd_args.values(), *bwd_args.values(), bwd_pd, fwd_pd):
+        obj.close()
+
+
+def _pooled(x, diff_dst):
+    """2x2 max pooling of ``x`` and its gradient for ``diff_dst`` (ties never happen here)."""
+    windows = x.reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 2, 2, 2, 4)
+    at_max = windows == windows.max(axis=-1, keepdims=True)
+    gradient = (at_max * diff_dst[..., None]).reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    return windows.max(axis=-1), gradient.reshape(x.shape)
+
+
+def test_a_training_loop_with_a_workspace_takes_the_fast_path_once_its_origin_is_checked(
+        engine, pooling, counted_calls):
+    (_, _, forward, backward, fwd_args, bwd_args), (x, y, diff_dst, diff_src) = pooling
+    calls, _ = counted_calls
+    workspace = fwd_args[dnnl.ARG_WORKSPACE]
+    with dnnl.Stream(engine) as stream:
+        for _ in range(3):
+            forward.execute(stream, fwd_args)
+            backward.execute(stream, bwd_args)
+            stream.wait()
+        # The first execute of each primitive checks in Python that the workspace was allocated
+        # for its forward; from then on both are C's, the workspace registered as the rest.
+        assert [name for name, _ in calls] == ["wait", "execute", "execute", "wait", "execute", "execute", "wait"]
+        assert calls[1][1] == {id(forward), *map(id, fwd_args.values())}
+        assert calls[2][1] == {id(forward), id(backward), *map(id, fwd_args.values()), *map(id, bwd_args.values())}
+        assert stream._ledger.idle and workspace._idle()
+    expected_y, expected_diff_src = _pooled(x, diff_dst)
+    assert (y == expected_y).all() and (diff_src == expected_diff_src).all()
+
+
+def test_a_workspace_the_binding_did_not_allocate_takes_the_fast_path_at_once(engine, pooling, counted_calls):
+    # memory(fwd_pd.workspace_desc(), engine) as in C++: no forward is known to check it against.
+    (fwd_pd, _, forward, backward, fwd_args, bwd_args), (x, y, diff_dst, diff_src) = pooling
+    calls, _ = counted_calls
+    plain = dnnl.Memory(fwd_pd.workspace_desc(), engine)
+    with dnnl.Stream(engine) as stream:
+        forward.execute(stream, {**fwd_args, dnnl.ARG_WORKSPACE: plain})
+        backward.execute(stream, {**bwd_args, dnnl.ARG_WORKSPACE: plain})
+        assert [name for name, _ in calls] == ["execute", "execute"] and id(plain) in stream._ledger.pending
+    expected_y, expected_diff_src = _pooled(x, diff_dst)
+    assert (y == expected_y).all() and (diff_src == expected_diff_src).all()
+
+
+def test_a_workspace_of_another_forward_is_refused_after_the_right_one_took_the_fast_path(
+        engine, pooling, counted_calls):
+    # A 5x5 source pooled 3x3 with stride 2 has the 4x4 one's u8 workspace descriptor,
+    # with positions in other windows: a fresh workspace is checked whatever ran before.
+    (fwd_pd, _, forward, backward, fwd_args, bwd_args), _ = pooling
+    calls, _ = counted_calls
+    other_fwd_pd, *_ = _max_pooling(engine, (1, 2, 5, 5), 3, 2)
+    assert other_fwd_pd.workspace_desc() == fwd_pd.workspace_desc()
+    other = dnnl.workspace_memory(other_fwd_pd)
+    message = (r"args\[64\] \(ARG_WORKSPACE\): this workspace was allocated for the forward pooling descriptor "
+               r"of src MemoryDesc\(\(1, 2, 5, 5\).*but this {} the forward pooling descriptor of src "
+               r"MemoryDesc\(\(1, 2, 4, 4\).*another forward")
+    with dnnl.Stream(engine) as stream:
+        for _ in range(2):
+            forward.execute(stream, fwd_args)
+            backward.execute(stream, bwd_args)
+        assert [name for name, _ in calls] == ["execute", "execute"]  # the second pair: C's
+        stream.wait()
+        calls.clear()
+        for _ in range(2):  # a refusal is not remembered as an acceptance
+            with pytest.raises(ValueError, match=message.format("backward primitive was made with hint_fwd_pd")):
+                backward.execute(stream, {**bwd_args, dnnl.ARG_WORKSPACE: other})
+            with pytest.raises(ValueError, match=message.format("primitive is of")):
+                forward.execute(stream, {**fwd_args, dnnl.ARG_WORKSPACE: other})
+            with pytest.raises(ValueError, match=message.format("backward primitive was made with hint_fwd_pd")):
+                backward.bind(stream, {**bwd_args, dnnl.ARG_WORKSPACE: other})
+            with pytest.raises(ValueError, match=message.format("primitive is of")):
+                forward.bind(stream, {**fwd_args, dnnl.ARG_WORKSPACE: other})
+        stream.wait()
+        assert [name for name, _ in calls] == ["wait"] and stream._ledger.idle  # none reached oneDNN
+
+
+def test_a_missing_or_closed_workspace_is_refused_after_the_fast_path_took_it(engine, pooling, counted_calls):
+    (_, _, forward, backward, fwd_args, bwd_args), _ = pooling
+    calls, _ = counted_calls
+    workspace = fwd_args[dnnl.ARG_WORKSPACE]
+    refusals = (  # (primitive, its arguments, the message without a workspace)
+        (forward, fwd_args, r"args\[64\] \(ARG_WORKSPACE\): this forward training primitive writes a workspace "
+                            r".*and none is given: allocate it with dnnl_interop.workspace_memory\(fwd_pd\)"),
+        (backward, bwd_args, r"args\[64\] \(ARG_WORKSPACE\): this backward primitive reads the workspace .* its "
+                             r"forward training execution wrote, and none is given"),
+    )
+    with dnnl.Stream(engine) as stream:
+        for primitive, args, _ in refusals * 2:
+            primitive.execute(stream, args)
+        assert [name for name, _ in calls] == ["execute", "execute"]
+        stream.wait()
+        bound = backward.bind(stream, bwd_args)
+        calls.clear()
+        for primitive, args, missing in refusals:
+            without = {index: memory for index, memory in args.items() if index != dnnl.ARG_WORKSPACE}
+            for given in (without, {**without, dnnl.ARG_WORKSPACE: None}):
+                with pytest.raises(dnnl.InvalidArgumentsError, match=missing):
+                    primitive.execute(stream, given)
+                with pytest.raises(dnnl.InvalidArgumentsError, match=missing):
+                    primitive.bind(stream, given)
+        stream.wait()
+        workspace.close()
+        closed = r"args\[64\] \(ARG_WORKSPACE\): this Memory is closed"
+        for primitive, args, _ in refusals:
+            with pytest.raises(dnnl.ClosedObjectError, match=closed):
+                primitive.execute(stream, args)
+            with pytest.raises(dnnl.ClosedObjectError, match=closed):
+                primitive.bind(stream, args)
+        for wait in (False, True):
+            with pytest.raises(dnnl.ClosedObjectError, match=closed):
+                bound.execute(wait=wait)
+        stream.wait()
+        assert [name for name, _ in calls] == ["wait", "wait"] and stream._ledger.idle  # none reached oneDNN
+        bound.close()
+
+
+def test_a_workspace_made_where_an_accepted_one_died_is_checked_anew(engine, pooling, counted_calls):
+    # The record the Python check leaves is a weak reference: a memory made at a dead
+    # workspace's address (as CPython often does) is not taken for it.
+    (fwd_pd, _, forward, _, fwd_args, _), _ = pooling
+    calls, _ = counted_calls
+    other_fwd_pd, *_ = _max_pooling(engine, (1, 2, 5, 5), 3, 2)
+    with dnnl.Stream(engine) as stream:
+        for _ in range(3):
+            workspace = dnnl.workspace_memory(fwd_pd)
+            forward.execute(stream, {**fwd_args, dnnl.ARG_WORKSPACE: workspace})
+            forward.execute(stream, {**fwd_args, dnnl.ARG_WORKSPACE: workspace})
+            stream.wait()
+            del workspace
+            gc.collect()
+            other = dnnl.workspace_memory(other_fwd_pd)
+            with pytest.raises(ValueError, match=r"allocated for the forward pooling descriptor of src "
+                                                 r"MemoryDesc\(\(1, 2, 5, 5\).*another forward"):
+                forward.execute(stream, {**fwd_args, dnnl.ARG_WORKSPACE: other})
+            stream.wait()
+            other.close()
+        assert [name for name, _ in calls] == ["execute", "wait", "wait"] * 3  # each fresh one checked first
+
+
+def test_prelu_post_op_weights_take_the_fast_path_and_missing_ones_are_refused(engine, counted_calls):
+    # Arguments oneDNN reads without checking they are given (through NULL: a crash).
+    calls, _ = counted_calls
+    post_ops = dnnl.PostOps()
+    post_ops.append_prelu(0)
+    attr = dnnl.PrimitiveAttr()
+    attr.set_post_ops(post_ops)
+    src, weights = np.array([[1, -2]], np.float32), np.array([[1], [1]], np.float32)
+    slope, dst = np.array([[0.5]], np.float32), np.zeros((1, 1), np.float32)
+    pd = dnnl.MatmulDesc(engine, dnnl.MemoryDesc.from_array(src), dnnl.MemoryDesc.from_array(weights),
+                         dnnl.MemoryDesc.from_array(dst), attr=attr)
+    prelu_weights = dnnl.post_op_arg(0, dnnl.ARG_WEIGHTS)
+    with pd, dnnl.Primitive(pd) as primitive, dnnl.Stream(engine) as stream:
+        args = {index: dnnl.Memory.from_array(array, engine)
+                for index, array in ((dnnl.ARG_SRC, src), (dnnl.ARG_WEIGHTS, weights), (dnnl.ARG_DST, dst))}
+        primitive.execute(stream, {**args, prelu_weights: dnnl.Memory.from_array(slope, engine)})
+        stream.wait()
+        assert [name for name, _ in calls] == ["execute", "wait"] and dst.tolist() == [[-0.5]]
+        for given in (args, {**args, prelu_weights: None}):
+            with pytest.raises(dnnl.InvalidArgumentsError, match=r"needs args\[32801\] \(post_op_arg\(0, ARG_WEIGHTS"):
+                primitive.execute(stream, given)
+        stream.wait()
+        assert [name for name, _ in calls] == ["execute", "wait", "wait"] and stream._ledger.idle

@@ -33,21 +33,24 @@ static struct {
     PyObject *shared;         /* _owned.shared: changes */
     PyObject *deferred;       /* shared.deferred: closed objects waiting for their users */
     PyObject *primitive_ctype, *stream_ctype, *memory_ctype;
+    PyObject *workspace_origins; /* _execution.workspace_origins: workspaces by memory, their forward */
     dnnl_interop_execute_fn execute;
     dnnl_interop_wait_fn wait;
 } dnnl_interop_fast;
 
 /* Interned attribute names. */
-static PyObject *dnnl_interop_fast_names[27];
+static PyObject *dnnl_interop_fast_names[30];
 enum {
     FN_ledger, FN_handle, FN_lock, FN_acquire, FN_release, FN_events, FN_deps, FN_pending, FN_epoch, FN_sid,
-    FN_on_cpu, FN_arg_sizes, FN_arg_layouts, FN_required, FN_scratchpads, FN_in_flight, FN_executable, FN_size,
+    FN_on_cpu, FN_arg_sizes, FN_arg_layouts, FN_required_fast, FN_scratchpads, FN_in_flight, FN_executable, FN_size,
     FN_layout, FN_admission, FN_cpu_work_submitted, FN_changes, FN_let_go, FN_release_key, FN_stream, FN_fast, FN_checked,
+    FN_data, FN_accepted, FN_accepted_workspace,
 };
 static const char *const dnnl_interop_fast_name_text[] = {
     "_ledger", "_handle", "lock", "acquire", "release", "events", "deps", "pending", "epoch", "sid",
-    "on_cpu", "_arg_sizes", "_arg_layouts", "_required", "_scratchpads", "_in_flight", "_executable", "_size",
+    "on_cpu", "_arg_sizes", "_arg_layouts", "_required_fast", "_scratchpads", "_in_flight", "_executable", "_size",
     "_layout", "admission", "cpu_work_submitted", "changes", "let_go", "_release", "_stream", "_fast", "_checked",
+    "data", "accepted", "_accepted_workspace",
 };
 #define NAME(n) dnnl_interop_fast_names[FN_##n]
 
@@ -155,10 +158,75 @@ static int dnnl_interop_fast_unusual(PyObject *ledger) {
     return on_cpu == Py_True;
 }
 
+/* Whether primitive may be given memory as its workspace with no further check: the fast
+ * case of _execution._refuse_other_forward (a memory workspace_memory did not allocate, or
+ * one whose forward was found to be primitive's: in origin.accepted). First the record that
+ * check leaves on a Primitive, _accepted_workspace: memory's basic weak reference (one a
+ * live object: never another's, whatever ids are reused); then the WeakKeyDictionary and the
+ * WeakSet themselves, looked up as their __contains__ does, by a weak reference (keeping
+ * nothing alive). 1 yes; 0 for anything else, the Python path checking it (and, when it
+ * passes, recording it: the next execute is taken here). */
+static int dnnl_interop_fast_workspace_accepted(PyObject *primitive, PyObject *memory) {
+    PyObject *record = dnnl_interop_fast_get(primitive, FN_accepted_workspace);
+    if (record == NULL)
+        PyErr_Clear(); /* never set: the tables below answer */
+    PyObject *key = PyWeakref_NewRef(memory, NULL), *origins = NULL, *accepted = NULL, *primitive_key = NULL;
+    int found = key == NULL ? -1 : key == record;
+    if (found == 0) {
+        origins = PyObject_GetAttr(dnnl_interop_fast.workspace_origins, NAME(data));
+        PyObject *origin = origins && PyDict_CheckExact(origins) ? PyDict_GetItemWithError(origins, key) : NULL;
+        if (origin == NULL)
+            found = PyErr_Occurred() || origins == NULL || !PyDict_CheckExact(origins) ? -1 : 1; /* no origin */
+        Py_IncRef(origin);
+        PyObject *set = origin ? PyObject_GetAttr(origin, NAME(accepted)) : NULL;
+        accepted = set ? PyObject_GetAttr(set, NAME(data)) : NULL;
+        Py_DecRef(set);
+        primitive_key = accepted ? PyWeakref_NewRef(primitive, NULL) : NULL;
+        if (origin != NULL)
+            found = primitive_key ? PySet_Contains(accepted, primitive_key) : -1; /* -1 but for a set */
+        Py_DecRef(origin);
+    }
+    if (found < 0)
+        PyErr_Clear(); /* the Python path meets it again and says so */
+    Py_DecRef(record);
+    Py_DecRef(key);
+    Py_DecRef(origins);
+    Py_DecRef(accepted);
+    Py_DecRef(primitive_key);
+    return found > 0;
+}
+
+/* Whether every index of required (ints) is among the nargs entries with a memory (the
+ * arguments oneDNN reads without checking they are given), a workspace accepted for
+ * primitive. memories: the entries' Memory objects (registered: pending holds them).
+ * 1 yes, 0 no or error (cleared: the Python path says what is missing or refused). */
+static int dnnl_interop_fast_all_given(PyObject *primitive, PyObject *required, const dnnl_exec_arg_t *entries,
+                                       PyObject *const *memories, int nargs) {
+    Py_ssize_t count = PyTuple_Size(required);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GetItem(required, i);
+        long index = item && PyLong_Check(item) ? PyLong_AsLong(item) : -1; /* no ARG_* index is -1 */
+        if (index == -1) {
+            PyErr_Clear();
+            return 0;
+        }
+        int given = -1;
+        for (int j = 0; j < nargs && given < 0; j++)
+            if (entries[j].arg == index && entries[j].memory != NULL)
+                given = j;
+        if (given < 0 || (index == DNNL_ARG_WORKSPACE
+                          && !dnnl_interop_fast_workspace_accepted(primitive, memories[given])))
+            return 0;
+    }
+    return 1;
+}
+
 /* execute(primitive, stream, args): Primitive.execute's common case, _execution.submit's
  * steps: an exact Stream and dict, int or Arg keys, exact Memory values (or None) of the
- * size and layout the primitive takes there, no workspace, runtime dimensions or binding
- * scratchpad, no pyopencl Array behind any memory, no tracked event on the stream. */
+ * size and layout the primitive takes there, every argument it requires given (a workspace
+ * accepted for it already: see dnnl_interop_fast_workspace_accepted), no scales, zero
+ * points, runtime dimensions or binding scratchpad, no pyopencl Array behind any memory,
+ * no tracked event on the stream. */
 static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) {
     (void)self;
     PyObject *primitive, *stream, *args;
@@ -176,7 +244,7 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
     int locked = 0;
     sizes = dnnl_interop_fast_get(primitive, FN_arg_sizes);
     layouts = sizes ? dnnl_interop_fast_get(primitive, FN_arg_layouts) : NULL;
-    required = layouts ? dnnl_interop_fast_get(primitive, FN_required) : NULL;
+    required = layouts ? dnnl_interop_fast_get(primitive, FN_required_fast) : NULL;
     scratchpads = required ? dnnl_interop_fast_get(primitive, FN_scratchpads) : NULL;
     ledger = scratchpads ? dnnl_interop_fast_get(stream, FN_ledger) : NULL;
     if (ledger == NULL) {
@@ -184,7 +252,7 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
         goto python;
     }
     if (Py_TYPE(sizes) != &PyDict_Type || Py_TYPE(layouts) != &PyDict_Type || scratchpads != Py_None
-            || dnnl_interop_fast_true(required))
+            || Py_TYPE(required) != &PyTuple_Type) /* None: checks of the Python path's own */
         goto python;
     int unusual = dnnl_interop_fast_unusual(ledger);
     if (unusual)
@@ -206,6 +274,7 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
     if (pending == NULL || dnnl_interop_fast_register(primitive, sid, epoch, pending) < 0)
         goto error;
     dnnl_exec_arg_t entries[DNNL_INTEROP_FAST_MAX_ARGS];
+    PyObject *memories[DNNL_INTEROP_FAST_MAX_ARGS]; /* the entries' Memory objects (or None), borrowed */
     int nargs = 0;
     Py_ssize_t position = 0;
     PyObject *index, *memory;
@@ -222,6 +291,7 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
         }
         entries[nargs].arg = (int)arg;
         entries[nargs].memory = NULL;
+        memories[nargs] = memory;
         if (memory != Py_None) {
             if ((PyObject *)Py_TYPE(memory) != dnnl_interop_fast.memory_type)
                 goto python; /* before registering it: an object of another kind is not kept */
@@ -256,6 +326,8 @@ static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) 
         }
         nargs++;
     }
+    if (!dnnl_interop_fast_all_given(primitive, required, entries, memories, nargs))
+        goto python; /* one missing, or a workspace not yet found to be of primitive's forward */
     c_primitive_object = dnnl_interop_fast_get(primitive, FN_handle);
     if (c_primitive_object == NULL)
         goto error;
@@ -546,12 +618,12 @@ static PyObject *dnnl_interop_fast_execute_bound_wait(PyObject *self, PyObject *
 }
 
 /* configure(Stream, Memory, Arg, _stream's namespace, array_types, shared,
- *           primitive ctype, stream ctype, memory ctype) */
+ *           primitive ctype, stream ctype, memory ctype, workspace_origins) */
 static PyObject *dnnl_interop_fast_configure(PyObject *self, PyObject *call_args) {
     (void)self;
-    PyObject *items[9];
-    if (!PyArg_UnpackTuple(call_args, "configure", 9, 9, &items[0], &items[1], &items[2], &items[3], &items[4],
-                           &items[5], &items[6], &items[7], &items[8]))
+    PyObject *items[10];
+    if (!PyArg_UnpackTuple(call_args, "configure", 10, 10, &items[0], &items[1], &items[2], &items[3], &items[4],
+                           &items[5], &items[6], &items[7], &items[8], &items[9]))
         return NULL;
     if (!PyDict_Check(items[3]) || !PyList_Check(items[4])) {
         PyErr_SetString(PyExc_TypeError, "configure: a namespace dict and the array_types list");
@@ -560,7 +632,7 @@ static PyObject *dnnl_interop_fast_configure(PyObject *self, PyObject *call_args
     PyObject *deferred = PyObject_GetAttrString(items[5], "deferred");
     if (deferred == NULL)
         return NULL;
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < 10; i++)
         Py_IncRef(items[i]);
     /* Kept for the life of the process: configured once, at import. */
     dnnl_interop_fast.stream_type = items[0];
@@ -572,6 +644,7 @@ static PyObject *dnnl_interop_fast_configure(PyObject *self, PyObject *call_args
     dnnl_interop_fast.primitive_ctype = items[6];
     dnnl_interop_fast.stream_ctype = items[7];
     dnnl_interop_fast.memory_ctype = items[8];
+    dnnl_interop_fast.workspace_origins = items[9];
     dnnl_interop_fast.deferred = deferred;
     dnnl_interop_fast.configured = 1;
     Py_RETURN_NONE;

@@ -392,10 +392,11 @@ static int dnnl_interop_fast_let_go(PyObject *ledger, PyObject *epoch) {
         Py_DecRef(pending);
         return 0;
     }
+    /* kept and claim are made only when needed: a wait that lets everything go (the
+     * common one) empties pending in place and allocates nothing. */
     PyObject *sid = dnnl_interop_fast_get(ledger, FN_sid);
-    PyObject *kept = sid ? PyDict_New() : NULL;
-    PyObject *claim = kept ? PyList_New(0) : NULL;
-    status = claim == NULL ? -1 : 0;
+    PyObject *kept = NULL, *claim = NULL;
+    status = sid == NULL ? -1 : 0;
     Py_ssize_t position = 0;
     PyObject *key, *obj;
     while (status == 0 && PyDict_Next(pending, &position, &key, &obj)) {
@@ -406,17 +407,26 @@ static int dnnl_interop_fast_let_go(PyObject *ledger, PyObject *epoch) {
         }
         PyObject *stamped = PyDict_GetItemWithError(in_flight, sid);
         int later = stamped != NULL ? PyObject_RichCompareBool(stamped, epoch, Py_GT) : (PyErr_Occurred() ? -1 : 0);
-        if (later > 0)
-            status = PyDict_SetItem(kept, key, obj);
-        else if (later < 0 || PyDict_DelItem(in_flight, sid) < 0) /* KeyError if unrecorded, as in Python */
+        if (later > 0) {
+            if (kept == NULL && (kept = PyDict_New()) == NULL)
+                status = -1;
+            else
+                status = PyDict_SetItem(kept, key, obj);
+        } else if (later < 0 || PyDict_DelItem(in_flight, sid) < 0) { /* KeyError if unrecorded, as in Python */
             status = -1;
-        else if (PyDict_Contains(dnnl_interop_fast.deferred, key) > 0) /* closed meanwhile */
-            status = PyList_Append(claim, obj);
+        } else if (PyDict_Contains(dnnl_interop_fast.deferred, key) > 0) { /* closed meanwhile */
+            if (claim == NULL && (claim = PyList_New(0)) == NULL)
+                status = -1;
+            else
+                status = PyList_Append(claim, obj);
+        }
         Py_DecRef(in_flight);
     }
-    if (status == 0)
+    if (status == 0 && kept != NULL)
         status = PyObject_SetAttr(ledger, NAME(pending), kept);
-    for (Py_ssize_t i = 0; status == 0 && i < PyList_Size(claim); i++) {
+    else if (status == 0) /* the claimed objects stay alive in claim */
+        PyDict_Clear(pending);
+    for (Py_ssize_t i = 0; status == 0 && claim != NULL && i < PyList_Size(claim); i++) {
         /* letting go as any user does: the last one destroys */
         PyObject *result = PyObject_CallMethodObjArgs(PyList_GetItem(claim, i), NAME(release_key), Py_None, NULL);
         status = result == NULL ? -1 : 0;

@@ -6,6 +6,14 @@ Every execute goes through :func:`submit`: ``Primitive.execute``,
 memories made over ``pyopencl.array.Array`` objects is ordered with their
 events (``_array_events``): ``Primitive.execute`` then goes through OpenCL's
 execute, which takes dependencies.
+
+This module reads other objects' private state where executing is the point,
+each read marked ``# noqa: SLF001`` with its kind: an *execute record* (what a
+Primitive or PrimitiveDesc takes at each argument, ``_primitive._set_args``;
+what a Memory gives there, ``_memory.make_memory_object``: the fields
+``csrc/fastpath.c`` reads by name too), the stream's *ledger* (``_inflight``),
+a handle read *under the lock* a close takes, the *held objects* a primitive
+keeps, and a binding as one of its objects' *users* (``_owned``).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from ._inflight import fast
 from ._library import status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
-from ._owned import Owned, shared
+from ._owned import Owned, closed_error, shared
 from ._runtime import ENGINE_NAMES
 from ._runtime_dims import check_layout, check_shapes, has_runtime_dims
 from ._stream import Stream
@@ -81,7 +89,7 @@ def submit(
     operations, the unusual cases sent to ``_refuse`` and ``_explain``.
     """
     try:
-        sizes, layouts, required = primitive._arg_sizes, primitive._arg_layouts, primitive._required
+        sizes, layouts, required = primitive._arg_sizes, primitive._arg_layouts, primitive._required  # noqa: SLF001 - execute record
     except AttributeError:
         sizes = None
     if sizes is None or not isinstance(primitive, Owned):
@@ -92,15 +100,17 @@ def submit(
         items = args.items()
     except AttributeError:
         raise TypeError(f"args: expected a mapping of ARG_* to Memory, got {type(args).__name__}") from None
-    ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
+    # the one door from a stream to its ledger (see _inflight)
+    ledger = stream._ledger  # noqa: SLF001 - ledger
     if _stream.admission:  # at interpreter exit, or in a forked process
         _stream.admission(ledger, name)
     lock = ledger.lock
     lock.acquire()
     try:
-        c_stream = stream._handle  # closing takes the lock: it stays open while we hold it
+        # closing takes the lock: it stays open while we hold it
+        c_stream = stream._handle  # noqa: SLF001 - under the lock
         if c_stream is None:  # checked first: a closed stream would never let go of what it kept
-            raise stream._closed_error("stream")
+            raise closed_error(stream, "stream")
         epoch = ledger.stamp() if ledger.events else ledger.epoch
         register = ledger.register
         register(primitive, epoch)
@@ -111,7 +121,8 @@ def submit(
                 continue
             try:
                 register(memory, epoch)  # AttributeError: no object of this binding (or one never set up)
-                handle = memory._executable  # read after registering (see _inflight); AttributeError: no Memory
+                # read after registering (see _inflight); AttributeError: no Memory
+                handle = memory._executable  # noqa: SLF001 - execute record
             except AttributeError:
                 # Another object of this binding (the primitive itself, a stream...) stays registered: the
                 # next wait lets go of it with the rest (forgetting it would also drop a registration of
@@ -123,13 +134,13 @@ def submit(
             layout = layouts.get(index)
             # Plain ints and Arg members (ints as they are) take the fast path; bools and other types do not.
             if (handle is None or (type(index) is not int and type(index) is not Arg)
-                    or memory._size < sizes.get(index, 0)
-                    or (layout is not None and layout is not memory._layout)):
+                    or memory._size < sizes.get(index, 0)  # noqa: SLF001 - execute record
+                    or (layout is not None and layout is not memory._layout)):  # noqa: SLF001 - execute record
                 index = _refuse(index, memory, sizes, layouts, primitive)
             entries.append((index, handle))
         if keep:
             ledger.keep(epoch, keep)
-        c_primitive = primitive._handle
+        c_primitive = primitive._handle  # noqa: SLF001 - under the lock
         if c_primitive is None:
             raise ClosedObjectError("primitive: this Primitive is closed")
         last_entries, c_args = ledger.last_args
@@ -193,20 +204,20 @@ def _refuse(
     ``primitive`` (its handle) lets a message show the descriptor it expects there."""
     index = _arg_index(index)
     what = _arg_name(index)
-    if memory._handle is None:
+    if memory._handle is None:  # noqa: SLF001 - execute record
         raise ClosedObjectError(f"{what}: this Memory is closed")
     _refuse_read_only(what, index, memory)
-    if memory._repointing:
+    if memory._repointing:  # noqa: SLF001 - execute record
         raise RuntimeError(
             f"{what}: the memory is being given another buffer in another thread (set_data_handle); "
             "execute once that returns"
         )
-    if memory._executable is None:
+    if memory._executable is None:  # noqa: SLF001 - execute record
         raise ValueError(
             f"{what}: the memory has no buffer (MEMORY_NONE); give it one "
             "(set_data_handle, ocl.set_mem_object) before executing"
         )
-    expected, given = layouts.get(index), memory._layout
+    expected, given = layouts.get(index), memory._layout  # noqa: SLF001 - execute record
     if expected is not None and expected[0] == VALUES:  # scales or zero points
         _check_values(what, memory, expected[1], sizes[index])
         return index
@@ -215,7 +226,7 @@ def _refuse(
         return index
     # A layout key starts (data type, shape): with those equal, only the layout differs (a plain
     # memory where oneDNN chose a padded blocked one is smaller), and the layout error names the fix.
-    too_small = memory._size < sizes.get(index, 0)
+    too_small = memory._size < sizes.get(index, 0)  # noqa: SLF001 - execute record
     if index == _WORKSPACE and expected is not None and (expected != given or too_small):
         raise ValueError(_other_workspace(what, memory, primitive))
     if expected is not None and (expected != given or too_small):
@@ -224,7 +235,7 @@ def _refuse(
         raise ValueError(_other_layout(what, index, memory, expected, primitive))
     if too_small:
         raise ValueError(
-            f"{what}: the memory holds {memory._size} bytes, the primitive "
+            f"{what}: the memory holds {memory._size} bytes, the primitive "  # noqa: SLF001 - execute record
             f"uses {sizes[index]} there ({memory.desc!r} is not its descriptor)"
         )
     return index
@@ -317,7 +328,7 @@ def _check_values(what: str, memory: Memory, dtype: object, size: int) -> None:
     in row-major order of the grouped dimensions, whatever the memory's descriptor says."""
     desc = memory.desc
     name = dtype.name.lower() if isinstance(dtype, DataType) else dtype
-    if memory._layout[0] != dtype or memory._size != size:
+    if memory._layout[0] != dtype or memory._size != size:  # noqa: SLF001 - execute record
         raise ValueError(
             f"{what}: the primitive reads {size} bytes of {name} "
             f"scales or zero points there, in order; the memory is {desc!r}"
@@ -426,7 +437,7 @@ def _forward_of(primitive: Executable, pd: CData) -> tuple[CData, object] | None
     forward one, the ``hint_fwd_pd`` it keeps for a backward one (None if it keeps none)."""
     if not _is_backward(pd):
         return pd, primitive
-    for held in primitive._keep:
+    for held in primitive._keep:  # noqa: SLF001 - held objects
         handle = getattr(held, "_handle", None) if isinstance(held, Owned) else None
         if handle is not None and getattr(type(held), "_ctype", "") == "dnnl_primitive_desc_t":
             return handle, held
@@ -441,7 +452,8 @@ def _refuse_other_forward(primitive: Executable, memory: Memory) -> None:
         _check_forward(primitive, origin)
         origin.accepted.add(primitive)
     if hasattr(type(primitive), "_accepted_workspace"):  # a Primitive: the record the C fast path reads
-        primitive._accepted_workspace = weakref.ref(memory)  # memory's one basic weak reference
+        # memory's one basic weak reference
+        primitive._accepted_workspace = weakref.ref(memory)  # noqa: SLF001 - execute record
 
 
 def _check_forward(primitive: Executable, origin: WorkspaceOrigin) -> None:
@@ -526,12 +538,12 @@ def _explain(
             f"it needs a stream of {ENGINE_NAMES[runtime]}"
         )
         return status_error(status, name, detail)
-    engines = primitive._keep
+    engines = primitive._keep  # noqa: SLF001 - held objects
     if engine not in engines:
         return status_error(status, name, "stream: on another engine than the primitive (make both on one engine)")
     given = {index for index, memory in items if memory is not None}
-    if any(index not in given for index in primitive._arg_sizes):
-        return _missing(name, primitive._arg_sizes, items)
+    if any(index not in given for index in primitive._arg_sizes):  # noqa: SLF001 - execute record
+        return _missing(name, primitive._arg_sizes, items)  # noqa: SLF001 - execute record
     for index, memory in items:
         if memory is not None and memory.engine not in engines:
             return status_error(status, name, f"{_arg_name(index)}: the memory is on another engine than the primitive")
@@ -614,9 +626,10 @@ class BoundExecution:
         # The C calls' arguments, built once (the stream's handle is checked open at each call).
         self._c_call, = captured
         self._c_call_and_wait = (_NULL, _NULL, *self._c_call)
-        memories = [(memory, memory._executable) for memory in args.values() if memory is not None]
+        memories = [(memory, memory._executable) for memory in args.values() if memory is not None]  # noqa: SLF001 - execute record
         self._primitive, self._stream = primitive, stream
-        self._ledger = stream._ledger  # the one door from a stream to its ledger (see _inflight)
+        # the one door from a stream to its ledger (see _inflight)
+        self._ledger = stream._ledger  # noqa: SLF001 - ledger
         self._memories = tuple(memories)
         self._objects: tuple[Owned, ...] = (cast(Owned, primitive), *(memory for memory, _ in memories))
         self._pending = {id(obj): obj for obj in self._objects}
@@ -627,14 +640,15 @@ class BoundExecution:
             and bool(arrays_behind(args.items(), array_types[0]))
         key = -next(_call_keys)
         for obj in self._objects:  # held from now on (a handle closed meanwhile is refused at each call)
-            obj._depend(key)  # a binding is a user of its handles (see _owned)
+            # a binding is a user of its handles (see _owned)
+            obj._depend(key)  # noqa: SLF001 - users
         self._key = key
         if call is _plain_execute and not self._over_arrays:
             # The C call's arguments as addresses: _c_call keeps them valid, the binding its handles.
             # (objects by id, their in-flight records (each object's one dict), the ledger and its sid, the
             # stream, and the C call's primitive, stream, nargs and args; see csrc/fastpath.c).
             c_primitive, c_stream, nargs, c_args = self._c_call
-            records = tuple(obj._in_flight for obj in self._objects)
+            records = tuple(obj._in_flight for obj in self._objects)  # noqa: SLF001 - ledger
             self._fast = (self._pending, records, self._ledger, self._ledger.sid, stream, _address(c_primitive),
                           _address(c_stream), nargs, _address(c_args))
 
@@ -657,7 +671,7 @@ class BoundExecution:
     def _let_go(self, key: int | None) -> None:
         if key is not None:
             for obj in self._objects:
-                obj._release(key)
+                obj._release(key)  # noqa: SLF001 - users
 
     def __enter__(self) -> BoundExecution:
         return self
@@ -698,7 +712,7 @@ class BoundExecution:
         try:
             if self._key is None:
                 raise ClosedObjectError("bound: this BoundExecution is closed")
-            c_stream = stream._handle
+            c_stream = stream._handle  # noqa: SLF001 - under the lock
             if wait:  # the loop users run: kept in this one function, with the least Python work
                 if c_stream is None or not ledger.idle or _stream.admission:
                     return self._unlocked(self._execute_then_wait)  # other work in flight, or a refusal
@@ -740,12 +754,13 @@ class BoundExecution:
             ClosedObjectError: the primitive was closed since.
         """
         changes = _shared.changes  # read first: a change during the checks is seen at the next call
-        if self._primitive._handle is not self._c_call[0]:
+        if self._primitive._handle is not self._c_call[0]:  # noqa: SLF001 - under the lock
             raise ClosedObjectError("primitive: this Primitive is closed")
         if self._over_arrays:  # never checked once and for all: the Arrays' events change at every call
             return False
         for memory, handle in self._memories:
-            if memory._executable is not handle:  # closed, or given another buffer since
+            # closed, or given another buffer since
+            if memory._executable is not handle:  # noqa: SLF001 - execute record
                 return False
         self._checked = changes
         return True

@@ -1,6 +1,12 @@
 """Primitive descriptors (``dnnl_primitive_desc_t``) and primitives (``dnnl_primitive_t``).
 
 A primitive keeps its engines; executing one goes through ``_execution``.
+
+The classes here reach into one another where one makes the other, each read
+marked ``# noqa: SLF001`` with its kind: a Primitive taking *a descriptor's
+records* and the *implementation lock* its creation holds, the *creation* of a
+descriptor or primitive adopting its handle, a PrimitiveAttr's *attribute copy*,
+the *execute records* set for ``_execution``, and *users* (``_owned``).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._args import ARGS
-from ._attr import PrimitiveAttr, post_op_arg
+from ._attr import PrimitiveAttr, post_op_arg, quantized_arguments
 from ._engine import Engine, engine_in_words, engine_of, optional_engine
 from ._enums import DataType, PrimitiveKind, Query
 from ._execution import PRELU_TAGS, VALUES, BoundExecution, _attr_arg_name, _explain, submit
@@ -190,8 +196,8 @@ class Primitive(Owned):
                 engines: tuple[Engine | None, ...] = (engine_of(c_engine[0], engine, "the primitive"),)
                 sizes, layouts = _exec_args(pd[0], quantized)
             else:
-                with using((desc, PrimitiveDesc, "desc")), desc._impl_lock:
-                    engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts
+                with using((desc, PrimitiveDesc, "desc")), desc._impl_lock:  # noqa: SLF001 - implementation lock
+                    engines, sizes, layouts = desc._keep, desc._arg_sizes, desc._arg_layouts  # noqa: SLF001 - a descriptor's records
         except BaseException:
             adoption.cancel()
             raise
@@ -281,7 +287,7 @@ def _hold_handles(obj: Owned, keep: tuple[Any, ...]) -> tuple[tuple[Owned, objec
     for held in keep:
         if isinstance(held, (Engine, PrimitiveDesc)) and all(held is not other for other, _ in holds):
             key = (_HELD_BY, id(obj))
-            held._depend(key)
+            held._depend(key)  # noqa: SLF001 - users
             holds.append((held, key))
     return tuple(holds)
 
@@ -351,7 +357,7 @@ def create_reorder(
         status = lib.dnnl_reorder_primitive_desc_create(out, src_md, c_src_engine, dst_md, c_dst_engine, c_attr)
         if status:
             raise _reorder_refused(status, src_desc, dst_desc, src_engine, dst_engine, attr)
-        quantized = None if attr is None else attr._quantized
+        quantized = None if attr is None else quantized_arguments(attr)
         return open_desc(target, out[0], (src_engine, dst_engine), quantized=quantized, known=known, started=started)
 
 
@@ -380,7 +386,7 @@ def _reorder_refused(
 def _attr_in_words(attr: PrimitiveAttr) -> str:
     """What of ``attr`` a reorder may lack: its scales and zero points, as execute takes them."""
     found = [f"{_attr_arg_name(index)} with mask {mask}{f', groups {groups}' if groups else ''}, "
-             f"{dtype.name.lower()}" for index, (mask, groups, dtype) in sorted(attr._quantized.items())]
+             f"{dtype.name.lower()}" for index, (mask, groups, dtype) in sorted(quantized_arguments(attr).items())]
     return "; ".join(found) or "post-ops or modes"
 
 
@@ -809,8 +815,8 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
         attr = ffi.new("const_dnnl_primitive_attr_t *")
         with _locked(self) as pd:
             check(lib.dnnl_primitive_desc_get_attr(pd, attr), "dnnl_primitive_desc_get_attr")
-            copy = PrimitiveAttr._copy_of(attr[0])
-        copy._quantized = dict(getattr(self, "_quantized", {}))
+            copy = PrimitiveAttr._copy_of(attr[0])  # noqa: SLF001 - attribute copy
+        copy._quantized = dict(getattr(self, "_quantized", {}))  # noqa: SLF001 - attribute copy
         return copy
 
     def next_impl(self) -> bool:
@@ -865,7 +871,7 @@ def _locked(desc: PrimitiveDesc) -> Iterator[CData]:
     """``using`` the descriptor's handle, holding its lock: next_impl replaces the
     implementation oneDNN reads in every other call on it (and the layouts its
     primitives copy), so no two of these calls overlap."""
-    with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:
+    with using((desc, PrimitiveDesc, "desc")) as pd, desc._impl_lock:  # noqa: SLF001 - implementation lock
         yield pd
 
 
@@ -915,9 +921,9 @@ def open_desc(
         return reopened
 
     def adopt(desc: _P) -> None:
-        desc._adopt(handle, keep=engines if hint is None else (*engines, hint))
+        desc._adopt(handle, keep=engines if hint is None else (*engines, hint))  # noqa: SLF001 - creation
         _set_args(desc, sizes, layouts)
-        desc._quantized = quantized
+        desc._quantized = quantized  # noqa: SLF001 - creation
 
     cls = type(target) if isinstance(target, PrimitiveDesc) else target
     if adoption is not None:
@@ -937,7 +943,7 @@ def _quantized_of(attr: object) -> dict[int, tuple[int, tuple[int, ...], DataTyp
     if not isinstance(attr, PrimitiveAttr):
         raise TypeError(f"attr: expected a dnnl_interop.PrimitiveAttr or None, got {type(attr).__name__}")
     _ = attr.handle  # ClosedObjectError once closed
-    return dict(attr._quantized)
+    return dict(quantized_arguments(attr))
 
 
 def _exec_args(
@@ -1076,7 +1082,8 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         if not len(blob):
             raise ValueError("cache_blob: empty; a cache blob is never empty (None makes the primitive afresh)")
     out = new_out(Primitive)
-    with use as pd, desc._impl_lock:  # the implementation made is the one whose layouts are copied
+    # the implementation made is the one whose layouts are copied
+    with use as pd, desc._impl_lock:  # noqa: SLF001 - implementation lock
         started = time.perf_counter()
         if cache_blob is None:
             check(lib.dnnl_primitive_create(out, pd), "dnnl_primitive_create")
@@ -1085,10 +1092,10 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
             if status:
                 raise _cache_blob_error(status, "dnnl_primitive_create_from_cache_blob")
         scratchpad = _user_scratchpad(pd)
-        primitive._adopt(out[0], keep=desc._keep if scratchpad is None else (*desc._keep, scratchpad))
-        _set_args(primitive, desc._arg_sizes, desc._arg_layouts)
+        primitive._adopt(out[0], keep=desc._keep if scratchpad is None else (*desc._keep, scratchpad))  # noqa: SLF001 - creation
+        _set_args(primitive, desc._arg_sizes, desc._arg_layouts)  # noqa: SLF001 - a descriptor's records
         if scratchpad is not None:
-            primitive._scratchpads = weakref.WeakKeyDictionary()
+            primitive._scratchpads = weakref.WeakKeyDictionary()  # noqa: SLF001 - creation
     log_creation(desc, "primitive", started, "" if cache_blob is None else f" from a {len(blob)}-byte cache blob")
 
 
@@ -1170,7 +1177,7 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
     the ones oneDNN reads without checking they are given (through NULL: a
     crash), which execute checks first: scales, zero points, a user scratchpad;
     and a workspace, whose absence execute explains."""
-    obj._arg_sizes, obj._arg_layouts = sizes, layouts
+    obj._arg_sizes, obj._arg_layouts = sizes, layouts  # noqa: SLF001 - execute record
     # The post-ops' weights too (PReLU, depthwise convolution) and the depthwise bias; and the
     # arguments of runtime dimensions, last (execute then checks the memories' shapes agree,
     # see _runtime_dims).
@@ -1181,8 +1188,8 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
                 or (index >= _POST_OP_ARGS and index % _POST_OP_ARGS == prelu)]
     required = [index for index in required if not has_runtime_dims(layouts[index])]
     runtime_dims = tuple(index for index, layout in layouts.items() if has_runtime_dims(layout))
-    obj._required = (*required, *runtime_dims)
+    obj._required = (*required, *runtime_dims)  # noqa: SLF001 - execute record
     # The C fast path (csrc/fastpath.c) checks the required arguments are given, and a workspace's
     # origin, itself; scales, zero points and runtime dimensions it leaves to submit's checks.
     in_python = runtime_dims or any(layouts[index][0] == VALUES for index in required)
-    obj._required_fast = None if in_python else obj._required
+    obj._required_fast = None if in_python else obj._required  # noqa: SLF001 - execute record

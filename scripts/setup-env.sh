@@ -12,8 +12,8 @@
 # `scripts/setup-env.sh .venv dpnp` adds dpnp (about 1.2 GB), whose tests
 # are skipped where it is not installed and must pass where it is (CI).
 #
-# pip makes the environment (so its bin/pip is there as in any venv) and
-# installs uv (the test extra lists it too); uv installs the rest, with the
+# pip installs uv (the test extra lists it too) and the environment has pip
+# as any venv; uv installs the rest, with the
 # same resolution rules as pip, but several times faster (it downloads and
 # unpacks in parallel), or pip does where uv cannot (see install). The editable install builds
 # dnnl_interop._ffi through the same PEP 660 hook of setuptools as pip's.
@@ -25,10 +25,20 @@ shift || true
 extras=$(IFS=,; echo "onednn,test${*:+,$*}")
 python=${PYTHON:-python3}
 
-"$python" -m venv --clear "$venv"
+mkdir -p "$venv"
 venv=$(cd "$venv" && pwd)
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
-"${pip[@]}" uv
+# Where PYTHON has pip, it installs uv into an environment made without pip
+# (venv's own install of pip takes seconds), and uv installs pip there.
+if "$python" -m pip --version > /dev/null 2>&1; then
+    "$python" -m venv --clear --without-pip "$venv"
+    outside=("$python" -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check)
+    "${outside[@]}" uv
+    "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" pip || "${outside[@]}" pip
+else
+    "$python" -m venv --clear "$venv"
+    "${pip[@]}" uv
+fi
 # install ARGS: pip install's ARGS, made by uv. uv reads no pip configuration
 # file (pip.conf's indexes, certificates, constraints): where it cannot install
 # for want of them, pip installs as configured. uv compiles what it installs

@@ -19,7 +19,7 @@ import weakref
 from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, Taken, take
 from ._engine import Engine, runtime_of
 from ._enums import EngineKind
-from ._memory import Memory, memory_over
+from ._memory import Memory, memory_over, over_capsule
 from ._sycl_memory import oneapi_engine
 
 __all__ = ["from_dlpack"]
@@ -89,6 +89,10 @@ def memory_from_dlpack(x: object, engine: Engine | None, copy: bool | None, what
 
 def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x") -> Memory:
     """A Memory over the tensor of a DLPack ``capsule`` (taken, renamed, released with the memory)."""
+    if engine is not None:  # the usual call (a writable host tensor, a CPU engine): one C call, or None
+        memory = over_capsule(capsule, engine)
+        if memory is not None:
+            return memory
     taken = take(capsule, what)
     device = taken.device
     if device[0] == KDL_CPU:

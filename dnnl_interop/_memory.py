@@ -8,6 +8,13 @@ and ``ze.make_memory`` are the same constructor with the runtime's options.
 Host views (``numpy.asarray(memory)``, ``memoryview(memory)``,
 ``memory.mapped()``) wait for the work in flight that uses the memory, and
 keep the buffer valid while they live.
+
+The usual memory over an array, a CPU engine's over a writable host DLPack
+tensor of a layout made before (``from_dlpack``, ``Memory.from_array`` of a
+numpy array), is made in one C call (``over_capsule``, ``csrc/host_memory.c``),
+which sets what ``make_memory_object`` sets; the memory's finalizer is C too,
+and closes a memory nothing else uses as ``Owned``'s would (any other memory
+it hands to ``Owned.__del__``).
 """
 
 from __future__ import annotations
@@ -180,7 +187,7 @@ class Memory(Owned):
         numpy = sys.modules.get("numpy")
         if numpy is not None and type(array) is numpy.ndarray:  # the usual call: one C call, or None
             try:
-                memory = over_capsule(array.__dlpack__(max_version=(1, 1)), engine)
+                memory = over_capsule(array.__dlpack__(max_version=(1, 1)), engine)  # type: ignore[attr-defined]
             except (TypeError, BufferError):  # an older numpy: the path below
                 memory = None
             if memory is not None:
@@ -283,14 +290,6 @@ class Memory(Owned):
 
     def _on_close(self) -> None:
         self._executable = None  # execute reads it: closed memory never reaches C
-
-    # csrc/host_memory.c's finalizer of a memory nothing else uses (the usual drop), reached
-    # through the class: module globals are gone at interpreter shutdown.
-    _drop_idle = staticmethod(_host["drop"])
-
-    def __del__(self) -> None:
-        if not self._drop_idle(self):  # False: anything else, which Owned's finalizer handles
-            super().__del__()
 
     @property
     def desc(self) -> MemoryDesc:
@@ -1096,8 +1095,11 @@ def usm_interface(
     return int(address) + offset * dtype.itemsize, shape, dtype, strides, bool(read_only), interface.get("syclobj")
 
 
-_host["configure"](
+# Memory's finalizer, in C (csrc/host_memory.c): a memory nothing else uses (the usual drop) is
+# closed there, any other by Owned.__del__.
+setattr(Memory, "__del__", _host["configure"](  # noqa: B010 - replaces Owned's finalizer, which mypy sees
     Memory, Engine, shared, *plain_cache(), vars(_library_module),
     {code << 8 | bits: known for (code, bits), known in _dlpack.dlpack_types().items()},
     ffi.typeof("dnnl_memory_t"), ffi.typeof("dnnl_memory_desc_t"), ffi.typeof("dnnl_engine_t"), close_finalized,
-)
+    Owned.__del__,
+))

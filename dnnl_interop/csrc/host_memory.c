@@ -3,9 +3,12 @@
  * Python C API (stable ABI only) into a dict given by its address (id(), CPython's
  * address of the object), as dlpack.c does; dnnl_interop/_memory.py installs them.
  *
- *   configure(...)                once, by _memory: the objects read below
+ *   configure(...) -> finalizer   once, by _memory: the objects read below
  *   over_capsule(capsule, engine) -> Memory | None    from_dlpack, Memory.from_array
- *   drop(memory) -> bool                              Memory.__del__
+ *   drop(memory) -> bool                              the finalizer's first step
+ *
+ * The finalizer is Memory.__del__, a method descriptor: drop, then Owned.__del__ for
+ * every memory drop leaves.
  *
  * over_capsule does what memory_over does for its common case: a writable kDLCPU
  * tensor of a oneDNN data type and a plain layout the binding has made a descriptor
@@ -31,7 +34,8 @@ static struct {
     PyObject *shared, *acquire, *release, *holders, *finalized, *change_count;
     PyObject *plain, *plain_library, *library_globals, *data_types;
     PyObject *memory_ctype, *desc_ctype, *engine_ctype;
-    PyObject *close_finalized;
+    PyObject *close_finalized, *owned_finalizer;
+    PyObject *blocking, *not_blocking, *no_arguments; /* the lock's arguments, made once */
 } dnnl_interop_host;
 
 static PyObject *dnnl_interop_host_names[19];
@@ -65,7 +69,8 @@ static void dnnl_interop_host_kept_destructor(PyObject *kept) {
 
 /* lock.acquire(blocking): 1 taken, 0 not (or an error, cleared). */
 static int dnnl_interop_host_lock(int blocking) {
-    PyObject *taken = PyObject_CallFunctionObjArgs(dnnl_interop_host.acquire, blocking ? Py_True : Py_False, NULL);
+    PyObject *taken = PyObject_Call(dnnl_interop_host.acquire,
+                                    blocking ? dnnl_interop_host.blocking : dnnl_interop_host.not_blocking, NULL);
     if (taken == NULL) {
         PyErr_Clear();
         return 0;
@@ -79,7 +84,7 @@ static int dnnl_interop_host_lock(int blocking) {
 static void dnnl_interop_host_unlock(void) {
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
-    PyObject *result = PyObject_CallFunctionObjArgs(dnnl_interop_host.release, NULL);
+    PyObject *result = PyObject_Call(dnnl_interop_host.release, dnnl_interop_host.no_arguments, NULL);
     if (result == NULL)
         PyErr_Clear();
     Py_DecRef(result);
@@ -389,13 +394,33 @@ static PyObject *dnnl_interop_host_drop(PyObject *self, PyObject *memory) {
     Py_RETURN_TRUE;
 }
 
+/* Memory.__del__: drop, or Owned's finalizer (owned_finalizer) for anything drop leaves. */
+static PyObject *dnnl_interop_host_finalize(PyObject *memory, PyObject *unused) {
+    (void)unused;
+    PyObject *dropped = dnnl_interop_host_drop(NULL, memory);
+    if (dropped == Py_True)
+        return dropped;
+    Py_DecRef(dropped);
+    return PyObject_CallFunctionObjArgs(dnnl_interop_host.owned_finalizer, memory, NULL);
+}
+
+static PyMethodDef dnnl_interop_host_finalizer = {
+    "__del__", (PyCFunction)dnnl_interop_host_finalize, METH_NOARGS,
+    "Close the memory if nothing else uses it, else as Owned.__del__ (see dnnl_interop/csrc/host_memory.c).",
+};
+
 /* configure(memory type, engine type, shared, _PLAIN, _plain_library, _library's globals,
- *           {code << 8 | bits: DataType}, memory ctype, desc ctype, engine ctype, _close_finalized) */
+ *           {code << 8 | bits: DataType}, memory ctype, desc ctype, engine ctype, _close_finalized,
+ *           Owned.__del__) -> Memory's finalizer (a method descriptor: Memory.__del__) */
 static PyObject *dnnl_interop_host_configure(PyObject *self, PyObject *args) {
-    PyObject *items[11];
+    PyObject *items[12];
     (void)self;
-    if (!PyArg_UnpackTuple(args, "configure", 11, 11, &items[0], &items[1], &items[2], &items[3], &items[4],
-                           &items[5], &items[6], &items[7], &items[8], &items[9], &items[10]))
+    if (dnnl_interop_host.configured) {
+        PyErr_SetString(PyExc_RuntimeError, "configure: already configured");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "configure", 12, 12, &items[0], &items[1], &items[2], &items[3], &items[4],
+                           &items[5], &items[6], &items[7], &items[8], &items[9], &items[10], &items[11]))
         return NULL;
     if (!PyType_Check(items[0]) || !PyType_Check(items[1]) || !PyDict_Check(items[3]) || !PyList_Check(items[4])
         || PyList_Size(items[4]) < 1 || !PyDict_Check(items[5]) || !PyDict_Check(items[6])) {
@@ -409,26 +434,37 @@ static PyObject *dnnl_interop_host_configure(PyObject *self, PyObject *args) {
     PyObject *finalized = PyObject_GetAttrString(items[2], "finalized");
     PyObject *change_count = PyObject_GetAttrString(items[2], "change_count");
     Py_DecRef(lock);
+    PyObject *blocking = Py_BuildValue("(O)", Py_True), *not_blocking = Py_BuildValue("(O)", Py_False);
+    PyObject *no_arguments = PyTuple_New(0);
+    PyObject *finalizer = PyDescr_NewMethod((PyTypeObject *)items[0], &dnnl_interop_host_finalizer);
+    if (blocking == NULL || not_blocking == NULL || no_arguments == NULL || finalizer == NULL) {
+        Py_DecRef(blocking), Py_DecRef(not_blocking), Py_DecRef(no_arguments), Py_DecRef(finalizer);
+        Py_DecRef(acquire), Py_DecRef(release), Py_DecRef(holders), Py_DecRef(finalized), Py_DecRef(change_count);
+        return NULL;
+    }
     if (acquire == NULL || release == NULL || holders == NULL || finalized == NULL || change_count == NULL
         || !PyDict_Check(holders)) {
         Py_DecRef(acquire), Py_DecRef(release), Py_DecRef(holders), Py_DecRef(finalized), Py_DecRef(change_count);
+        Py_DecRef(blocking), Py_DecRef(not_blocking), Py_DecRef(no_arguments), Py_DecRef(finalizer);
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "configure: shared.holders is no dict");
         return NULL;
     }
-    for (int i = 0; i < 11; i++)
+    for (int i = 0; i < 12; i++)
         Py_IncRef(items[i]);
     dnnl_interop_host.memory_type = items[0], dnnl_interop_host.engine_type = items[1];
     dnnl_interop_host.shared = items[2], dnnl_interop_host.plain = items[3];
     dnnl_interop_host.plain_library = items[4], dnnl_interop_host.library_globals = items[5];
     dnnl_interop_host.data_types = items[6], dnnl_interop_host.memory_ctype = items[7];
     dnnl_interop_host.desc_ctype = items[8], dnnl_interop_host.engine_ctype = items[9];
-    dnnl_interop_host.close_finalized = items[10];
+    dnnl_interop_host.close_finalized = items[10], dnnl_interop_host.owned_finalizer = items[11];
+    dnnl_interop_host.blocking = blocking, dnnl_interop_host.not_blocking = not_blocking;
+    dnnl_interop_host.no_arguments = no_arguments;
     dnnl_interop_host.acquire = acquire, dnnl_interop_host.release = release;
     dnnl_interop_host.holders = holders, dnnl_interop_host.finalized = finalized;
     dnnl_interop_host.change_count = change_count;
     dnnl_interop_host.configured = 1;
-    Py_RETURN_NONE;
+    return finalizer;
 }
 
 static PyMethodDef dnnl_interop_host_methods[] = {

@@ -15,12 +15,13 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
 import dnnl_interop as dnnl
-from dnnl_interop import _memory, _owned
+from dnnl_interop import _dlpack, _memory, _owned
 from test_dlpack import Producer, capsule_name
 
 
@@ -156,6 +157,26 @@ def test_a_drop_while_another_thread_holds_the_shared_lock_is_left_to_the_next(e
     del producer.capsule
     gc.collect()
     assert producer.deleted == 1 and not _owned.shared.finalized
+
+
+def test_a_capsule_another_thread_takes_while_the_call_waits_is_left_to_it(engine):
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    known_layout(engine, data)
+    producer = Producer(data)
+    capsule = producer.__dlpack__()
+    made: list[object] = []
+    with _owned.shared.lock:  # the call waits for it, the GIL let go
+        caller = threading.Thread(target=lambda given: made.append(_memory.over_capsule(given, engine)),
+                                  args=(capsule,))
+        caller.start()
+        time.sleep(0.2)
+        taken = _dlpack.take(capsule, "x")  # meanwhile, another consumer takes the capsule
+    caller.join()
+    assert made == [None]  # checked again before taking: the tensor is the other consumer's alone
+    assert producer.deleted == 0
+    del taken, capsule, producer.capsule
+    gc.collect()
+    assert producer.deleted == 1
 
 
 def test_the_usual_call_leaves_no_reference_behind_from_many_threads(engine):

@@ -67,14 +67,12 @@ static void dnnl_interop_host_kept_destructor(PyObject *kept) {
     PyErr_Restore(type, value, traceback);
 }
 
-/* lock.acquire(blocking): 1 taken, 0 not (or an error, cleared). */
+/* lock.acquire(blocking): 1 taken, 0 not, -1 with an exception (an interruption while waiting). */
 static int dnnl_interop_host_lock(int blocking) {
     PyObject *taken = PyObject_Call(dnnl_interop_host.acquire,
                                     blocking ? dnnl_interop_host.blocking : dnnl_interop_host.not_blocking, NULL);
-    if (taken == NULL) {
-        PyErr_Clear();
-        return 0;
-    }
+    if (taken == NULL)
+        return -1;
     int result = taken == Py_True;
     Py_DecRef(taken);
     return result;
@@ -255,8 +253,9 @@ static PyObject *dnnl_interop_host_over_capsule(PyObject *self, PyObject *args) 
     dnnl_memory_t c_memory = NULL;
     if (memory == NULL || kept == NULL)
         goto done;
-    if (!dnnl_interop_host_lock(1)) { /* an interruption while waiting: the Python path takes it */
-        result = Py_None;
+    int locked = dnnl_interop_host_lock(1);
+    if (locked != 1) { /* -1: an interruption while waiting, raised (the capsule untaken) */
+        result = locked == 0 ? Py_None : NULL;
         goto done;
     }
     /* Under the lock: what a close takes out is read here, and stays until the lock is let go. */
@@ -301,6 +300,17 @@ static PyObject *dnnl_interop_host_over_capsule(PyObject *self, PyObject *args) 
         goto done;
     }
     Py_DecRef(entry);
+    /* The capsule is checked once more, then taken: the GIL was let go meanwhile (another thread
+     * may have taken it), and nothing from here to the renaming runs Python code or can start a
+     * collection (which could): the check and the taking are one step for every other thread. */
+    const char *name = taken.versioned ? "dltensor_versioned" : "dltensor";
+    if (!PyCapsule_IsValid(capsule, name) || PyCapsule_GetPointer(capsule, name) != taken.managed) {
+        PyErr_Clear();
+        dnnl_interop_host_let_go(memory, c_memory);
+        dnnl_interop_host_unlock();
+        result = Py_None; /* the Python path says it is taken */
+        goto done;
+    }
     if (dnnl_interop_host_count(1) < 0) {
         dnnl_interop_host_let_go(memory, c_memory);
         dnnl_interop_host_unlock();
@@ -357,8 +367,10 @@ static PyObject *dnnl_interop_host_drop(PyObject *self, PyObject *memory) {
         PyErr_Clear();
         Py_RETURN_FALSE;
     }
-    if (!dnnl_interop_host_lock(0)) /* another thread holds it: the Python finalizer leaves it to that one */
+    if (dnnl_interop_host_lock(0) != 1) { /* another thread holds it: the Python finalizer leaves it to that one */
+        PyErr_Clear();
         Py_RETURN_FALSE;
+    }
     PyObject *handle = PyObject_GetAttr(memory, HNAME(handle));
     void *c_memory = handle != NULL && handle != Py_None
         ? _cffi_to_c_pointer(handle, (struct _cffi_ctypedescr *)dnnl_interop_host.memory_ctype) : NULL;

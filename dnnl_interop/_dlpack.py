@@ -70,6 +70,11 @@ _MINORS: dict[object, int] = {None: -1, (1, 0): 0, (1, 1): 1}  # max_version -> 
 _c["configure"](_HOST_TEMPLATES, _HANDLES, _MINORS)  # what export_host reads
 
 
+def dlpack_types() -> dict[tuple[int, int], DataType]:
+    """DLPack (code, bits) -> the oneDNN data type, for one lane: those :func:`data_type_of` knows."""
+    return dict(_TYPES)
+
+
 def data_type_of(code: int, bits: int, lanes: int) -> DataType | None:
     """The oneDNN data type of a DLPack one, or None."""
     return _TYPES.get((code, bits)) if lanes == 1 else None

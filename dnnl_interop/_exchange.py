@@ -19,7 +19,7 @@ import weakref
 from ._dlpack import DEVICE_NAMES, KDL_CPU, KDL_ONEAPI, READ_ONLY, Taken, take
 from ._engine import Engine, runtime_of
 from ._enums import EngineKind
-from ._memory import Memory, memory_over
+from ._memory import Memory, memory_over, over_capsule
 from ._sycl_memory import oneapi_engine
 
 __all__ = ["from_dlpack"]
@@ -66,7 +66,26 @@ def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None
             negative strides), a kDLOneAPI tensor without an engine and without dpctl; or the producer refuses.
         ClosedObjectError: ``engine`` is closed.
     """
+    if copy is None and (engine is None or isinstance(engine, Engine)):  # the usual call, flattened
+        method = getattr(type(x), "__dlpack__", None)
+        if method is not None:
+            try:
+                capsule = method(x, max_version=(1, 1), copy=None)
+            except TypeError:  # a producer of before the array API's 2023 revision: the path below
+                pass
+            else:
+                # One C call for a host tensor on the engine given or, given none, on the shared CPU
+                # engine while it lives (None: not that case, the capsule untaken).
+                target = engine if engine is not None else _shared_cpu_engine()
+                memory = over_capsule(capsule, target) if target is not None else None
+                return memory if memory is not None else _from_capsule(capsule, engine, "x")
     return memory_from_dlpack(x, engine, copy, "x")
+
+
+def _shared_cpu_engine() -> Engine | None:
+    """The CPU engine ``cpu_engine`` shares, if one lives (None otherwise: ``cpu_engine`` makes it)."""
+    engine = _default_engine[0]() if _default_engine else None
+    return engine if engine is not None and not engine.closed else None
 
 
 def memory_from_dlpack(x: object, engine: Engine | None, copy: bool | None, what: str) -> Memory:
@@ -89,6 +108,15 @@ def memory_from_dlpack(x: object, engine: Engine | None, copy: bool | None, what
 
 def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x") -> Memory:
     """A Memory over the tensor of a DLPack ``capsule`` (taken, renamed, released with the memory)."""
+    if engine is not None:  # the usual call (a writable host tensor, a CPU engine): one C call, or None
+        memory = over_capsule(capsule, engine)
+        if memory is not None:
+            return memory
+    return _from_capsule(capsule, engine, what)
+
+
+def _from_capsule(capsule: object, engine: Engine | None, what: str) -> Memory:
+    """:func:`memory_from_capsule` in Python: every case, every check."""
     taken = take(capsule, what)
     device = taken.device
     if device[0] == KDL_CPU:

@@ -8,6 +8,13 @@ and ``ze.make_memory`` are the same constructor with the runtime's options.
 Host views (``numpy.asarray(memory)``, ``memoryview(memory)``,
 ``memory.mapped()``) wait for the work in flight that uses the memory, and
 keep the buffer valid while they live.
+
+The usual memory over an array, a CPU engine's over a writable host DLPack
+tensor of a layout made before (``from_dlpack``, ``Memory.from_array`` of a
+numpy array), is made in one C call (``over_capsule``, ``csrc/host_memory.c``),
+which sets what ``make_memory_object`` sets; the memory's finalizer is C too,
+and closes a memory nothing else uses as ``Owned``'s would (any other memory
+it hands to ``Owned.__del__``).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _dlpack
+from . import _library as _library_module
 from ._buffers import (
     MEMORY_ALLOCATE,
     Layout,
@@ -39,10 +47,11 @@ from ._memory_desc import (
     desc_of,
     layout_desc,
     layout_key,
+    plain_cache,
     plain_layout,
     shared_desc,
 )
-from ._owned import Adoption, Owned, finish_work, foreign_pointer, shared, using
+from ._owned import Adoption, Owned, close_finalized, finish_work, foreign_pointer, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -74,6 +83,13 @@ DEVICE_CREATORS: dict[str, Callable[[Memory, MemoryDesc, Engine, object, str], N
 # data on an engine of such a runtime (see memory_over), registered the same way.
 PLAIN_CREATORS: dict[str, Callable[[tuple[tuple[int, ...], DataType, tuple[int, ...]], Engine, int, object, str],
                                    Memory]] = {}
+# The C functions of csrc/host_memory.c: over_capsule(capsule, engine), a Memory of the CPU engine
+# over a host DLPack tensor in one call (or None: the Python path), and drop(memory), the
+# finalizer of a memory nothing else uses (or False: Owned's finalizer). configured below.
+_host: dict[str, Any] = {}
+if lib.dnnl_interop_host_memory_install(id(_host)):
+    raise ImportError("dnnl_interop._ffi: the host memory functions could not be installed")
+over_capsule: Callable[[object, object], Memory | None] = _host["over_capsule"]
 
 
 class Memory(Owned):
@@ -168,6 +184,14 @@ class Memory(Owned):
         """
         if not isinstance(engine, Engine):
             raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and type(array) is numpy.ndarray:  # the usual call: one C call, or None
+            try:
+                memory = over_capsule(array.__dlpack__(max_version=(1, 1)), engine)  # type: ignore[attr-defined]
+            except (TypeError, BufferError):  # an older numpy: the path below
+                memory = None
+            if memory is not None:
+                return memory
         runtime = runtime_of(engine)
         pyopencl_arrays = sys.modules.get("pyopencl.array")
         if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
@@ -197,7 +221,6 @@ class Memory(Owned):
                 "pyopencl.array.Array on an OpenCL engine, or a host view of shared USM to "
                 "ocl.make_memory / ze.make_memory with MemoryDesc.from_array(view)"
             )
-        numpy = sys.modules.get("numpy")
         if numpy is not None and type(array) is numpy.ndarray:
             memory = host_array_memory(array, engine)
             if memory is not None:
@@ -1070,3 +1093,13 @@ def usm_interface(
             contiguous[i] = contiguous[i + 1] * shape[i + 1]
         strides = tuple(contiguous)
     return int(address) + offset * dtype.itemsize, shape, dtype, strides, bool(read_only), interface.get("syclobj")
+
+
+# Memory's finalizer, in C (csrc/host_memory.c): a memory nothing else uses (the usual drop) is
+# closed there, any other by Owned.__del__.
+setattr(Memory, "__del__", _host["configure"](  # noqa: B010 - replaces Owned's finalizer, which mypy sees
+    Memory, Engine, shared, *plain_cache(), vars(_library_module),
+    {code << 8 | bits: known for (code, bits), known in _dlpack.dlpack_types().items()},
+    ffi.typeof("dnnl_memory_t"), ffi.typeof("dnnl_memory_desc_t"), ffi.typeof("dnnl_engine_t"), close_finalized,
+    Owned.__del__,
+))

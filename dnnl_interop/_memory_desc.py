@@ -480,6 +480,13 @@ def plain_layout(
     return known
 
 
+def plain_cache() -> tuple[dict[tuple[object, ...], tuple[Any, int, tuple[object, ...]]], list[object]]:
+    """The cache of :func:`plain_layout` and the one-item list of the library its handles were
+    made by, for the C path of memories over host tensors (``csrc/host_memory.c``), which reads
+    them holding the shared lock, as ``plain_layout``'s callers do, and never changes them."""
+    return _PLAIN, _plain_library
+
+
 def shared_desc(shape: tuple[int, ...], dtype: DataType, strides: tuple[int, ...]) -> MemoryDesc:
     """The descriptor of ``shape``, ``dtype`` and ``strides`` (ints, in elements) for a memory
     the binding makes over an array or a tensor: one object for each layout while a memory

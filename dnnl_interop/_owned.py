@@ -138,6 +138,9 @@ def _close_finalized(shared: _Shared) -> None:
         obj._close_handle(finalizing=True)  # noqa: SLF001 - a friend in Owned's own module
 
 
+close_finalized = _close_finalized  # what a C path that adopts a handle calls after it, as Owned._adopt does
+
+
 def holder_of(address: int) -> tuple[bool, Owned | None]:
     """``(known, holder)``: whether an object of this binding owns or borrows the
     handle at ``address``, and that object (None while it is being finalized).

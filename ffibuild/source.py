@@ -28,7 +28,8 @@ the same from one struct prepared once (``csrc/prepared.c``: one argument to
 convert per call); ``csrc/fastpath.c`` is the common case of execute and wait
 with the in-flight ledger's bookkeeping (``dnnl_interop/_inflight.py``);
 ``csrc/dlpack.c`` is the C
-side of DLPack capsules (``dnnl_interop/_dlpack.py``).
+side of DLPack capsules (``dnnl_interop/_dlpack.py``), and ``csrc/host_memory.c``
+a memory of the CPU engine over a host tensor made and dropped (``dnnl_interop/_memory.py``).
 
 The source is one translation unit, the files' text in order (no ``#include``
 of them), so that everything stays ``static`` and the module exports nothing
@@ -60,11 +61,11 @@ GLIBC_SYMBOL_VERSIONS = "glibc_symbol_versions.h"
 TABLE = "table.c"  # before the functions' slots, stubs and trampolines
 BIND = "bind.c"  # after the table of symbols
 HELPERS = ("sized.h", "sized.c", "execute.h", "execute.c", "prepared.h", "prepared.c", "fastpath.c", "exit.c",
-           "dlpack.h", "dlpack.c")
+           "dlpack.h", "dlpack.c", "host_memory.c")
 # What cffi declares of the helpers, beside _cdef.make_cdef's: a .h is declared to
 # cffi and to C alike, a .cdef to cffi only.
 PRIVATE_CDEF = ("sized.h", "sized.cdef", "execute.h", "execute.cdef", "prepared.h", "prepared.cdef", "fastpath.cdef",
-                "exit.cdef", "dlpack.h", "dlpack.cdef")
+                "exit.cdef", "dlpack.h", "dlpack.cdef", "host_memory.cdef")
 
 
 def csrc(name: str) -> str:

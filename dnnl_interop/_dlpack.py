@@ -11,6 +11,10 @@ buffer when it can be one (plain layout, host or USM memory), a copy where the
 caller allows one. :func:`take` gives ``_exchange.from_dlpack`` what a capsule
 holds, with the producer's deleter called exactly once, when the last object
 that uses the tensor lets go.
+
+Exporting reads a memory's *execute records* (its layout key and size, as
+``_execution`` does), the engine it *holds*, its OpenCL kind and its handle
+(checked again in C); each such read is marked ``# noqa: SLF001`` with its kind.
 """
 
 from __future__ import annotations
@@ -89,7 +93,7 @@ def device_of(memory: Any) -> tuple[int, int]:
     runtime = runtime_of(engine)
     if runtime == "native":
         return KDL_CPU, 0
-    if runtime == "ocl" and memory._ocl_kind() == lib.dnnl_ocl_interop_buffer:
+    if runtime == "ocl" and memory._ocl_kind() == lib.dnnl_ocl_interop_buffer:  # noqa: SLF001 - a memory's OpenCL kind
         return KDL_OPENCL, _device_id(engine)
     return KDL_ONEAPI, _device_id(engine)
 
@@ -130,10 +134,10 @@ def export(memory: Any, stream: object, max_version: object, dl_device: object, 
     # The usual call first: host memory of a plain layout exported before, in place.
     if dl_device is None and stream is None and (copy is None or copy is False):
         try:
-            layout = memory._layout
+            layout = memory._layout  # noqa: SLF001 - execute record
             known, template = _HOST_TEMPLATES[id(layout)]
             minor = _MINORS[max_version]
-            host = known is layout and runtime_of(memory._keep[1]) == "native"
+            host = known is layout and runtime_of(memory._keep[1]) == "native"  # noqa: SLF001 - held objects
         except (KeyError, TypeError, AttributeError, IndexError):  # anything else: the full path says why
             host = False
         if host:
@@ -152,7 +156,7 @@ def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
     deleter), checks the handle is still the memory's, then reads its data handle.
     """
     finish_work(memory)  # the consumer reads at once: no work in flight may still write it
-    handle = memory._handle
+    handle = memory._handle  # noqa: SLF001 - the handle, checked again in C
     entry = _HANDLES.get(id(memory))
     if entry is None or entry[0] is not handle:
         if handle is None:
@@ -164,7 +168,7 @@ def _in_place(memory: Any, template: bytes, minor: int, flags: int) -> object:
     if capsule is None:
         raise ClosedObjectError("memory: this Memory is closed")
     if capsule == 0:
-        if memory._size:
+        if memory._size:  # noqa: SLF001 - execute record
             raise BufferError("memory: the memory has no buffer (MEMORY_NONE)")
         capsule = _export(template, 0, memory, flags, minor)  # no data: nothing to keep valid
     return capsule

@@ -15,6 +15,11 @@ numpy array), is made in one C call (``over_capsule``, ``csrc/host_memory.c``),
 which sets what ``make_memory_object`` sets; the memory's finalizer is C too,
 and closes a memory nothing else uses as ``Owned``'s would (any other memory
 it hands to ``Owned.__del__``).
+
+The module's functions set up the Memory objects they make (*creation*: a
+memory's execute records, read by ``_execution`` and ``csrc/fastpath.c``), and
+the host views and mappings register as *users* (``_owned``); each such reach
+into an object from outside its class is marked ``# noqa: SLF001`` with its kind.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from ._memory_desc import (
     plain_layout,
     shared_desc,
 )
-from ._owned import Adoption, Owned, close_finalized, finish_work, foreign_pointer, shared, using
+from ._owned import Adoption, Owned, close_finalized, closed_error, finish_work, foreign_pointer, shared, using
 from ._runtime import ENGINE_NAMES, check_ocl_context, ocl_context
 from ._stream import Stream
 from ._validate import bool_argument, data_type
@@ -624,7 +629,7 @@ class Memory(Owned):
         self._repointing = False
         if not hasattr(self, "_size"):  # the descriptor's size, read once: the user may close it
             self._size = self.desc.size
-            self._layout = self.desc._layout
+            self._layout = self.desc._layout  # noqa: SLF001 - a descriptor's layout key (_memory_desc)
         has_data = self._size == 0 or all(pointer != ffi.NULL for pointer in pointers)
         self._executable = self._handle if has_data else None
         self._shared.changed()
@@ -663,10 +668,11 @@ class _HostView:
         dtype, strides = _numpy_layout(desc)
         self._memory, self._key = memory, ("view", next(shared.call_keys))
         with using((memory, Memory, "memory")):
-            memory._add_view(self._key)
+            memory._add_view(self._key)  # noqa: SLF001 - users
             address = memory.data_handle
-        if not address and memory._size:  # an empty memory needs no buffer: its view has no element
-            memory._release(self._key)
+        # an empty memory needs no buffer: its view has no element
+        if not address and memory._size:  # noqa: SLF001 - execute record
+            memory._release(self._key)  # noqa: SLF001 - users
             raise ValueError("memory: the memory has no buffer (MEMORY_NONE)")
         self.__array_interface__ = {
             "version": 3,
@@ -679,7 +685,7 @@ class _HostView:
     def __del__(self) -> None:
         memory = getattr(self, "_memory", None)
         if memory is not None:
-            memory._release(self._key)
+            memory._release(self._key)  # noqa: SLF001 - users
 
 
 class _Mapped:
@@ -707,16 +713,16 @@ class _Mapped:
         memory = self._memory
         desc = memory.desc  # a closed memory says so here
         dtype, strides = _numpy_layout(desc)
-        if memory._executable is None and not memory.closed:
+        if memory._executable is None and not memory.closed:  # noqa: SLF001 - execute record
             raise ValueError("memory: the memory has no buffer to map (MEMORY_NONE)")
         finish_work(memory)
         key = ("view", next(shared.call_keys))
         out = ffi.new("void **")
         with using((memory, Memory, "memory")) as handle:
-            memory._add_view(key)
+            memory._add_view(key)  # noqa: SLF001 - users
             status = lib.dnnl_memory_map_data(handle, out)
             if status:
-                memory._release(key)
+                memory._release(key)  # noqa: SLF001 - users
                 raise status_error(status, "dnnl_memory_map_data")
             own_storage = int(ffi.cast("uintptr_t", out[0])) == memory.data_handle
         self._key, self._handle, self._pointer = key, handle, out[0]
@@ -724,7 +730,7 @@ class _Mapped:
             if own_storage:  # the mapping is the memory's storage: a view, valid while the memory lives
                 view: numpy.ndarray[Any, Any] = numpy.asarray(_HostView(memory))
                 return view
-            nbytes = memory._size
+            nbytes = memory._size  # noqa: SLF001 - execute record
             block = numpy.empty(nbytes, numpy.uint8)
             if nbytes:
                 ffi.memmove(ffi.cast("void *", block.ctypes.data), out[0], nbytes)
@@ -749,7 +755,7 @@ class _Mapped:
                 array.flags.writeable = False  # a copy from now on: writes would go nowhere
             check(lib.dnnl_memory_unmap_data(self._handle, pointer), "dnnl_memory_unmap_data")
         finally:
-            memory._release(key)
+            memory._release(key)  # noqa: SLF001 - users
 
 
 
@@ -828,26 +834,28 @@ def make_memory_object(
         else:
             md = getattr(desc, "_handle", None)
             if md is None:
-                raise desc._closed_error("desc")  # type: ignore[union-attr]  # a MemoryDesc
+                raise closed_error(desc, "desc")  # type: ignore[arg-type]  # a MemoryDesc
         c_engine = getattr(engine, "_handle", None)
         if c_engine is None:
-            raise engine._closed_error("engine")
+            raise closed_error(engine, "engine")
         if runtime is None:
             check(create(out, md, c_engine), name)
         else:
             with explain_runtime(runtime, (engine, "engine")):
                 check(create(out, md, c_engine), name)
-        memory._borrowed = False  # an owner (set, so that reading it never raises)
-        memory._adopt(out[0], keep=(desc, engine, kept))
-    memory._plain = plain
-    memory._read_only = False  # set, so that reading it never raises (see csrc/dlpack.c)
-    memory._repointing = False
-    memory._size = size
-    memory._layout = layout
+        # an owner (set, so that reading it never raises)
+        memory._borrowed = False  # noqa: SLF001 - creation
+        memory._adopt(out[0], keep=(desc, engine, kept))  # noqa: SLF001 - creation
+    memory._plain = plain  # noqa: SLF001 - creation
+    # set, so that reading it never raises (see csrc/dlpack.c)
+    memory._read_only = False  # noqa: SLF001 - creation
+    memory._repointing = False  # noqa: SLF001 - creation
+    memory._size = size  # noqa: SLF001 - creation
+    memory._layout = layout  # noqa: SLF001 - creation
     # A new memory is in no binding yet: nothing to tell them (_shared.changed).
     has_data = not size or (pointers[0] != ffi.NULL if len(pointers) == 1 else
                             all(pointer != ffi.NULL for pointer in pointers))
-    memory._executable = memory._handle if has_data else None
+    memory._executable = memory._handle if has_data else None  # noqa: SLF001 - creation
 
 
 def _create_ocl(memory: Memory, desc: MemoryDesc, engine: Engine, kind: int, handle: object) -> None:
@@ -975,7 +983,7 @@ def memory_over(
     except RefusedLayout as error:
         raise BufferError(f"{what}: no oneDNN descriptor for shape {shape}, strides {strides}: {error}") from None
     if read_only:
-        memory._mark_read_only()
+        memory._mark_read_only()  # noqa: SLF001 - creation
     return memory
 
 

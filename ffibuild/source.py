@@ -60,8 +60,8 @@ SYSTEM = "system.h"  # the system headers
 GLIBC_SYMBOL_VERSIONS = "glibc_symbol_versions.h"
 TABLE = "table.c"  # before the functions' slots, stubs and trampolines
 BIND = "bind.c"  # after the table of symbols
-HELPERS = ("sized.h", "sized.c", "execute.h", "execute.c", "prepared.h", "prepared.c", "fastpath.c", "exit.c",
-           "dlpack.h", "dlpack.c", "host_memory.c")
+HELPERS = ("sized.h", "sized.c", "execute.h", "execute.c", "prepared.h", "prepared.c", "install.h", "fastpath.c",
+           "exit.c", "dlpack.h", "dlpack.c", "host_memory.c")
 # What cffi declares of the helpers, beside _cdef.make_cdef's: a .h is declared to
 # cffi and to C alike, a .cdef to cffi only.
 PRIVATE_CDEF = ("sized.h", "sized.cdef", "execute.h", "execute.cdef", "prepared.h", "prepared.cdef", "fastpath.cdef",

@@ -36,6 +36,16 @@ def known_layout(engine, array: np.ndarray) -> None:
     dnnl.from_dlpack(array, engine=engine).close()
 
 
+def one_c_call_memory(engine):
+    """(data, its producer, a memory the C path made over the producer's tensor)."""
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    known_layout(engine, data)
+    producer = Producer(data)
+    memory = dnnl.from_dlpack(producer, engine=engine)
+    assert is_one_c_call(memory)
+    return data, producer, memory
+
+
 def test_a_host_tensor_of_a_known_layout_takes_one_c_call(engine):
     array = np.arange(12, dtype=np.float32).reshape(3, 4)
     first = dnnl.from_dlpack(array, engine=engine)  # the Python path: the layout is new
@@ -94,11 +104,7 @@ def test_the_producers_deleter_is_called_once_as_the_dropped_memory_goes(engine,
 
 
 def test_a_view_keeps_the_dropped_memorys_handle_until_it_goes(engine):
-    data = np.arange(12, dtype=np.float32).reshape(3, 4)
-    known_layout(engine, data)
-    producer = Producer(data)
-    memory = dnnl.from_dlpack(producer, engine=engine)
-    assert is_one_c_call(memory)
+    data, producer, memory = one_c_call_memory(engine)
     view = np.asarray(memory)
     memory.close()  # a view uses the handle: destroyed when it goes
     del memory, producer.capsule
@@ -131,11 +137,7 @@ def test_a_dropped_memory_in_flight_lives_until_the_wait(engine, stream):
 
 
 def test_a_drop_while_another_thread_holds_the_shared_lock_is_left_to_the_next(engine):
-    data = np.arange(12, dtype=np.float32).reshape(3, 4)
-    known_layout(engine, data)
-    producer = Producer(data)
-    memory = dnnl.from_dlpack(producer, engine=engine)
-    assert is_one_c_call(memory)
+    _, producer, memory = one_c_call_memory(engine)
     live = _owned.live_objects()
     taken, done = threading.Event(), threading.Event()
 

@@ -694,24 +694,9 @@ static PyMethodDef dnnl_interop_fast_methods[] = {
 };
 
 static int dnnl_interop_fastpath_install(uintptr_t namespace) {
-    PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
-    int status = 0;
     dnnl_interop_fast.execute = dnnl_primitive_execute;
     dnnl_interop_fast.wait = dnnl_stream_wait;
-    for (int i = 0; i < (int)(sizeof dnnl_interop_fast_names / sizeof *dnnl_interop_fast_names); i++) {
-        if (dnnl_interop_fast_names[i] == NULL)
-            dnnl_interop_fast_names[i] = PyUnicode_InternFromString(dnnl_interop_fast_name_text[i]);
-        if (dnnl_interop_fast_names[i] == NULL)
-            status = -1;
-    }
-    for (PyMethodDef *method = dnnl_interop_fast_methods; status == 0 && method->ml_name != NULL; method++) {
-        PyObject *function = PyCFunction_NewEx(method, NULL, NULL);
-        if (function == NULL || PyDict_SetItemString((PyObject *)namespace, method->ml_name, function) < 0)
-            status = -1;
-        Py_DecRef(function);
-    }
-    if (status < 0)
-        PyErr_Clear();
-    PyGILState_Release(gil);
-    return status;
+    return dnnl_interop_install(namespace, dnnl_interop_fast_methods, dnnl_interop_fast_names,
+                                dnnl_interop_fast_name_text,
+                                (int)(sizeof dnnl_interop_fast_names / sizeof *dnnl_interop_fast_names));
 }

@@ -490,22 +490,7 @@ static PyMethodDef dnnl_interop_host_methods[] = {
 };
 
 static int dnnl_interop_host_memory_install(uintptr_t namespace) {
-    PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
-    int status = 0;
-    for (int i = 0; i < (int)(sizeof dnnl_interop_host_names / sizeof *dnnl_interop_host_names); i++) {
-        if (dnnl_interop_host_names[i] == NULL)
-            dnnl_interop_host_names[i] = PyUnicode_InternFromString(dnnl_interop_host_name_text[i]);
-        if (dnnl_interop_host_names[i] == NULL)
-            status = -1;
-    }
-    for (PyMethodDef *method = dnnl_interop_host_methods; status == 0 && method->ml_name != NULL; method++) {
-        PyObject *function = PyCFunction_NewEx(method, NULL, NULL);
-        if (function == NULL || PyDict_SetItemString((PyObject *)namespace, method->ml_name, function) < 0)
-            status = -1;
-        Py_DecRef(function);
-    }
-    if (status < 0)
-        PyErr_Clear();
-    PyGILState_Release(gil);
-    return status;
+    return dnnl_interop_install(namespace, dnnl_interop_host_methods, dnnl_interop_host_names,
+                                dnnl_interop_host_name_text,
+                                (int)(sizeof dnnl_interop_host_names / sizeof *dnnl_interop_host_names));
 }

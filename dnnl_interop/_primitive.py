@@ -85,11 +85,15 @@ class Primitive(Owned):
     # each stream that executes it without one of its own (None otherwise).
     # _accepted_workspace: the workspace last found to be of this primitive's forward, weakly
     # (see _execution._refuse_other_forward; the C fast path takes it without another check).
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_scratchpads", "_accepted_workspace")
+    # _execute_record: (_arg_sizes, _arg_layouts, _required_fast) in one read for the C fast
+    # path, or None where the Python path checks every execute (see _set_args).
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_scratchpads", "_accepted_workspace",
+                 "_execute_record")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
     _required_fast: tuple[int, ...] | None  # the same, for the C fast path (see _set_args)
+    _execute_record: tuple[dict[int, int], dict[int, tuple[object, ...]], tuple[int, ...]] | None
     _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
     _destroy = lib.dnnl_primitive_destroy
@@ -1096,6 +1100,7 @@ def _create_primitive(primitive: Primitive, desc: PrimitiveDesc, cache_blob: Buf
         _set_args(primitive, desc._arg_sizes, desc._arg_layouts)  # noqa: SLF001 - a descriptor's records
         if scratchpad is not None:
             primitive._scratchpads = weakref.WeakKeyDictionary()  # noqa: SLF001 - creation
+            primitive._execute_record = None  # noqa: SLF001 - creation: its scratchpads are the Python path's
     log_creation(desc, "primitive", started, "" if cache_blob is None else f" from a {len(blob)}-byte cache blob")
 
 
@@ -1193,3 +1198,5 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
     # origin, itself; scales, zero points and runtime dimensions it leaves to submit's checks.
     in_python = runtime_dims or any(layouts[index][0] == VALUES for index in required)
     obj._required_fast = None if in_python else obj._required  # noqa: SLF001 - execute record
+    if isinstance(obj, Primitive):
+        obj._execute_record = None if in_python else (sizes, layouts, obj._required)  # noqa: SLF001 - execute record

@@ -25,6 +25,13 @@
 
 #define DNNL_INTEROP_FAST_MAX_ARGS 64 /* more arguments take the Python path */
 
+/* The fast calling convention of C functions, in the stable ABI since Python 3.10, the
+ * lowest this module supports (cffi defines Py_LIMITED_API without a version, which
+ * leaves the flag undefined). */
+#ifndef METH_FASTCALL
+#define METH_FASTCALL 0x0080
+#endif
+
 static struct {
     int configured;
     PyObject *stream_type, *memory_type, *arg_type;
@@ -39,16 +46,16 @@ static struct {
 } dnnl_interop_fast;
 
 /* Interned attribute names. */
-static PyObject *dnnl_interop_fast_names[30];
+static PyObject *dnnl_interop_fast_names[27];
 enum {
     FN_ledger, FN_handle, FN_lock, FN_acquire, FN_release, FN_events, FN_deps, FN_pending, FN_epoch, FN_sid,
-    FN_on_cpu, FN_arg_sizes, FN_arg_layouts, FN_required_fast, FN_scratchpads, FN_in_flight, FN_executable, FN_size,
+    FN_on_cpu, FN_execute_record, FN_in_flight, FN_executable, FN_size,
     FN_layout, FN_admission, FN_cpu_work_submitted, FN_changes, FN_let_go, FN_release_key, FN_stream, FN_fast, FN_checked,
     FN_data, FN_accepted, FN_accepted_workspace,
 };
 static const char *const dnnl_interop_fast_name_text[] = {
     "_ledger", "_handle", "lock", "acquire", "release", "events", "deps", "pending", "epoch", "sid",
-    "on_cpu", "_arg_sizes", "_arg_layouts", "_required_fast", "_scratchpads", "_in_flight", "_executable", "_size",
+    "on_cpu", "_execute_record", "_in_flight", "_executable", "_size",
     "_layout", "admission", "cpu_work_submitted", "changes", "let_go", "_release", "_stream", "_fast", "_checked",
     "data", "accepted", "_accepted_workspace",
 };
@@ -227,32 +234,34 @@ static int dnnl_interop_fast_all_given(PyObject *primitive, PyObject *required, 
  * accepted for it already: see dnnl_interop_fast_workspace_accepted), no scales, zero
  * points, runtime dimensions or binding scratchpad, no pyopencl Array behind any memory,
  * no tracked event on the stream. */
-static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *call_args) {
+static PyObject *dnnl_interop_fast_execute(PyObject *self, PyObject *const *call_args, Py_ssize_t given) {
     (void)self;
-    PyObject *primitive, *stream, *args;
-    if (!PyArg_UnpackTuple(call_args, "execute", 3, 3, &primitive, &stream, &args))
+    if (given != 3) {
+        PyErr_SetString(PyExc_TypeError, "execute(primitive, stream, args): three arguments");
         return NULL;
+    }
+    PyObject *primitive = call_args[0], *stream = call_args[1], *args = call_args[2];
     if (!dnnl_interop_fast.configured || (PyObject *)Py_TYPE(stream) != dnnl_interop_fast.stream_type
             || Py_TYPE(args) != &PyDict_Type || PyList_Size(dnnl_interop_fast.array_types) != 0)
         Py_RETURN_NONE;
     Py_ssize_t count = PyDict_Size(args);
     if (count > DNNL_INTEROP_FAST_MAX_ARGS)
         Py_RETURN_NONE;
-    PyObject *result = NULL, *ledger = NULL, *lock = NULL, *sizes = NULL, *layouts = NULL, *required = NULL,
-             *scratchpads = NULL, *c_stream_object = NULL, *events = NULL, *epoch = NULL, *sid = NULL,
-             *pending = NULL, *c_primitive_object = NULL;
+    PyObject *result = NULL, *ledger = NULL, *lock = NULL, *record = NULL, *sizes = NULL, *layouts = NULL,
+             *required = NULL, *c_stream_object = NULL, *events = NULL, *epoch = NULL, *sid = NULL, *pending = NULL,
+             *c_primitive_object = NULL;
     int locked = 0;
-    sizes = dnnl_interop_fast_get(primitive, FN_arg_sizes);
-    layouts = sizes ? dnnl_interop_fast_get(primitive, FN_arg_layouts) : NULL;
-    required = layouts ? dnnl_interop_fast_get(primitive, FN_required_fast) : NULL;
-    scratchpads = required ? dnnl_interop_fast_get(primitive, FN_scratchpads) : NULL;
-    ledger = scratchpads ? dnnl_interop_fast_get(stream, FN_ledger) : NULL;
+    /* (sizes, layouts, required) of a primitive the C path takes; None: the Python path's checks */
+    record = dnnl_interop_fast_get(primitive, FN_execute_record);
+    ledger = record ? dnnl_interop_fast_get(stream, FN_ledger) : NULL;
     if (ledger == NULL) {
         PyErr_Clear(); /* no primitive of this binding: the Python path says so */
         goto python;
     }
-    if (Py_TYPE(sizes) != &PyDict_Type || Py_TYPE(layouts) != &PyDict_Type || scratchpads != Py_None
-            || Py_TYPE(required) != &PyTuple_Type) /* None: checks of the Python path's own */
+    if (Py_TYPE(record) != &PyTuple_Type || PyTuple_Size(record) != 3)
+        goto python;
+    sizes = PyTuple_GetItem(record, 0), layouts = PyTuple_GetItem(record, 1), required = PyTuple_GetItem(record, 2);
+    if (Py_TYPE(sizes) != &PyDict_Type || Py_TYPE(layouts) != &PyDict_Type || Py_TYPE(required) != &PyTuple_Type)
         goto python;
     int unusual = dnnl_interop_fast_unusual(ledger);
     if (unusual)
@@ -355,10 +364,7 @@ error:
     result = NULL;
 done:
     result = dnnl_interop_fast_leave(result, lock, locked);
-    Py_DecRef(sizes);
-    Py_DecRef(layouts);
-    Py_DecRef(required);
-    Py_DecRef(scratchpads);
+    Py_DecRef(record); /* sizes, layouts and required are its items */
     Py_DecRef(ledger);
     Py_DecRef(lock);
     Py_DecRef(c_stream_object);
@@ -683,7 +689,8 @@ static PyObject *dnnl_interop_fast_set_calls(PyObject *self, PyObject *call_args
 }
 
 static PyMethodDef dnnl_interop_fast_methods[] = {
-    {"execute", dnnl_interop_fast_execute, METH_VARARGS, "Primitive.execute's common case, or None."},
+    {"execute", (PyCFunction)(void (*)(void))dnnl_interop_fast_execute, METH_FASTCALL,
+     "Primitive.execute's common case, or None."},
     {"wait", dnnl_interop_fast_wait, METH_O, "Stream.wait's common case, or None."},
     {"execute_bound", dnnl_interop_fast_execute_bound, METH_O, "BoundExecution.execute()'s common case, or None."},
     {"execute_bound_wait", dnnl_interop_fast_execute_bound_wait, METH_O,

@@ -85,14 +85,12 @@ class Primitive(Owned):
     # each stream that executes it without one of its own (None otherwise).
     # _accepted_workspace: the workspace last found to be of this primitive's forward, weakly
     # (see _execution._refuse_other_forward; the C fast path takes it without another check).
-    # _execute_record: (_arg_sizes, _arg_layouts, _required_fast) in one read for the C fast
-    # path, or None where the Python path checks every execute (see _set_args).
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_scratchpads", "_accepted_workspace",
-                 "_execute_record")
+    # _execute_record: (_arg_sizes, _arg_layouts, _required) in one read for the C fast path,
+    # or None where the Python path checks every execute (see _set_args).
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_scratchpads", "_accepted_workspace", "_execute_record")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
-    _required_fast: tuple[int, ...] | None  # the same, for the C fast path (see _set_args)
     _execute_record: tuple[dict[int, int], dict[int, tuple[object, ...]], tuple[int, ...]] | None
     _scratchpads: weakref.WeakKeyDictionary[Stream, Memory] | None
     _ctype = "dnnl_primitive_t"
@@ -485,11 +483,10 @@ class PrimitiveDesc(Owned, metaclass=_DescType):
     # {ARG_*: bytes}, {ARG_*: layout} of the execute arguments, copied by its primitives;
     # _quantized: the scales and zero points of the attributes it was made with;
     # _impl_lock: held by every call on the handle (see _locked)
-    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_required_fast", "_quantized", "_impl_lock")
+    __slots__ = ("_arg_sizes", "_arg_layouts", "_required", "_quantized", "_impl_lock")
     _arg_sizes: dict[int, int]
     _arg_layouts: dict[int, tuple[object, ...]]
     _required: tuple[int, ...]  # what execute checks is given before oneDNN reads it (see _set_args)
-    _required_fast: tuple[int, ...] | None  # the same, for the C fast path (see _set_args)
     _quantized: dict[int, tuple[int, tuple[int, ...], DataType]]
     _ctype = "dnnl_primitive_desc_t"
     _destroy = lib.dnnl_primitive_desc_destroy
@@ -1194,9 +1191,8 @@ def _set_args(obj: Primitive | PrimitiveDesc, sizes: dict[int, int], layouts: di
     required = [index for index in required if not has_runtime_dims(layouts[index])]
     runtime_dims = tuple(index for index, layout in layouts.items() if has_runtime_dims(layout))
     obj._required = (*required, *runtime_dims)  # noqa: SLF001 - execute record
-    # The C fast path (csrc/fastpath.c) checks the required arguments are given, and a workspace's
-    # origin, itself; scales, zero points and runtime dimensions it leaves to submit's checks.
-    in_python = runtime_dims or any(layouts[index][0] == VALUES for index in required)
-    obj._required_fast = None if in_python else obj._required  # noqa: SLF001 - execute record
     if isinstance(obj, Primitive):
+        # The C fast path (csrc/fastpath.c) checks the required arguments are given, and a workspace's
+        # origin, itself; scales, zero points and runtime dimensions it leaves to submit's checks.
+        in_python = runtime_dims or any(layouts[index][0] == VALUES for index in required)
         obj._execute_record = None if in_python else (sizes, layouts, obj._required)  # noqa: SLF001 - execute record

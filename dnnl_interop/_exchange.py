@@ -6,9 +6,9 @@ alive (a DLPack tensor: its deleter is called exactly once, when the memory's
 handle is destroyed). A read-only tensor gives a memory that execute refuses
 where oneDNN writes (``Memory._mark_read_only``).
 
-:func:`memory_from_dlpack` (an object with ``__dlpack__``) and
-:func:`memory_from_capsule` (a capsule already made) are its parts. dpctl's
-``__sycl_usm_array_interface__`` comes in through ``Memory.from_array``.
+Its usual call, a writable host tensor on the CPU engine, is one C call
+(``_memory.over_capsule``); :func:`_from_capsule` takes every other capsule.
+dpctl's ``__sycl_usm_array_interface__`` comes in through ``Memory.from_array``.
 """
 
 from __future__ import annotations
@@ -66,20 +66,24 @@ def from_dlpack(x: object, /, *, engine: Engine | None = None, copy: bool | None
             negative strides), a kDLOneAPI tensor without an engine and without dpctl; or the producer refuses.
         ClosedObjectError: ``engine`` is closed.
     """
-    if copy is None and (engine is None or isinstance(engine, Engine)):  # the usual call, flattened
-        method = getattr(type(x), "__dlpack__", None)
-        if method is not None:
-            try:
-                capsule = method(x, max_version=(1, 1), copy=None)
-            except TypeError:  # a producer of before the array API's 2023 revision: the path below
-                pass
-            else:
-                # One C call for a host tensor on the engine given or, given none, on the shared CPU
-                # engine while it lives (None: not that case, the capsule untaken).
-                target = engine if engine is not None else _shared_cpu_engine()
-                memory = over_capsule(capsule, target) if target is not None else None
-                return memory if memory is not None else _from_capsule(capsule, engine, "x")
-    return memory_from_dlpack(x, engine, copy, "x")
+    method = getattr(type(x), "__dlpack__", None)
+    if method is None:
+        raise TypeError(f"x: a {type(x).__name__} has no __dlpack__ (it is no DLPack producer)")
+    if engine is not None and not isinstance(engine, Engine):
+        raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
+    if copy is not None and copy is not True and copy is not False:
+        raise TypeError(f"copy: expected None, True or False, got {copy!r}")
+    try:
+        capsule = method(x, max_version=(1, 1), copy=copy)
+    except TypeError:  # a producer of before the array API's 2023 revision: no keywords
+        if copy is not None:
+            raise
+        capsule = method(x)
+    # The usual call, a writable host tensor: one C call on the engine given or, given none, on
+    # the shared CPU engine while it lives (None: not that case, the capsule untaken).
+    target = engine if engine is not None else _shared_cpu_engine()
+    memory = over_capsule(capsule, target) if target is not None else None
+    return memory if memory is not None else _from_capsule(capsule, engine, "x")
 
 
 def _shared_cpu_engine() -> Engine | None:
@@ -88,35 +92,9 @@ def _shared_cpu_engine() -> Engine | None:
     return engine if engine is not None and not engine.closed else None
 
 
-def memory_from_dlpack(x: object, engine: Engine | None, copy: bool | None, what: str) -> Memory:
-    """:func:`from_dlpack` (``what`` names the argument in messages)."""
-    method = getattr(type(x), "__dlpack__", None)
-    if method is None:
-        raise TypeError(f"{what}: a {type(x).__name__} has no __dlpack__ (it is no DLPack producer)")
-    if engine is not None and not isinstance(engine, Engine):
-        raise TypeError(f"engine: expected a dnnl_interop.Engine or None, got {type(engine).__name__}")
-    if copy is not None and copy is not True and copy is not False:
-        raise TypeError(f"copy: expected None, True or False, got {copy!r}")
-    try:
-        capsule = x.__dlpack__(max_version=(1, 1), copy=copy)  # type: ignore[attr-defined]
-    except TypeError:  # a producer of before the array API's 2023 revision: no keywords
-        if copy is not None:
-            raise
-        capsule = x.__dlpack__()  # type: ignore[attr-defined]
-    return memory_from_capsule(capsule, engine, what)
-
-
-def memory_from_capsule(capsule: object, engine: Engine | None, what: str = "x") -> Memory:
-    """A Memory over the tensor of a DLPack ``capsule`` (taken, renamed, released with the memory)."""
-    if engine is not None:  # the usual call (a writable host tensor, a CPU engine): one C call, or None
-        memory = over_capsule(capsule, engine)
-        if memory is not None:
-            return memory
-    return _from_capsule(capsule, engine, what)
-
-
 def _from_capsule(capsule: object, engine: Engine | None, what: str) -> Memory:
-    """:func:`memory_from_capsule` in Python: every case, every check."""
+    """A Memory over the tensor of a DLPack ``capsule`` (taken, renamed, released with the
+    memory), in Python: :func:`from_dlpack`'s every case, every check."""
     taken = take(capsule, what)
     device = taken.device
     if device[0] == KDL_CPU:

@@ -176,6 +176,14 @@ def test_no_two_threads_are_in_onednn_on_one_stream_at_once(engine, monkeypatch)
 # --- the C fast path (csrc/fastpath.c): the same record, step by step --------------------------
 
 
+def _transpose_over_arrays(engine):
+    """A reorder of 2x3 f32 from "ab" to "ba", its two descriptors, a source array and the
+    3x2 array whose transpose ``out.T`` the "ba" destination lies in."""
+    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
+    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
+    return dnnl.reorder(src_desc, dst_desc, engine), src_desc, dst_desc, a, out
+
+
 @pytest.fixture
 def counted_calls():
     """The C fast path's oneDNN calls, counted: ``calls`` gets ``("execute", what the ledger
@@ -233,9 +241,7 @@ def test_work_submitted_on_the_fast_path_keeps_what_it_uses_after_every_referenc
     calls, _ = counted_calls
     live = _owned.live_objects()
     stream = dnnl.Stream(engine)
-    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
-    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
-    primitive = dnnl.reorder(src_desc, dst_desc, engine)
+    primitive, src_desc, dst_desc, a, out = _transpose_over_arrays(engine)
     args = {dnnl.ARG_FROM: dnnl.Memory(src_desc, engine, a), dnnl.ARG_TO: dnnl.Memory(dst_desc, engine, out.T)}
     primitive.execute(stream, args)
     assert [name for name, _ in calls] == ["execute"]
@@ -286,9 +292,7 @@ def test_submissions_before_a_wait_keep_what_each_uses(engine, counted_calls):
     calls, _ = counted_calls
     live = _owned.live_objects()
     stream = dnnl.Stream(engine)
-    a, out = np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((3, 2), np.float32)
-    src_desc, dst_desc = dnnl.MemoryDesc((2, 3), "f32", "ab"), dnnl.MemoryDesc((2, 3), "f32", "ba")
-    primitive = dnnl.reorder(src_desc, dst_desc, engine)
+    primitive, src_desc, dst_desc, a, out = _transpose_over_arrays(engine)
     src, dst = dnnl.Memory(src_desc, engine, a), dnnl.Memory(dst_desc, engine, out.T)
     other = dnnl.Memory(src_desc, engine, a + 10)
     bound = primitive.bind(stream, {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst})

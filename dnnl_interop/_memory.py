@@ -190,13 +190,16 @@ class Memory(Owned):
         if not isinstance(engine, Engine):
             raise TypeError(f"engine: expected a dnnl_interop.Engine, got {type(engine).__name__}")
         numpy = sys.modules.get("numpy")
-        if numpy is not None and type(array) is numpy.ndarray:  # the usual call: one C call, or None
+        capsule = None  # a numpy array's DLPack tensor, made once for both paths below
+        if numpy is not None and type(array) is numpy.ndarray:
             try:
-                memory = over_capsule(array.__dlpack__(max_version=(1, 1)), engine)  # type: ignore[attr-defined]
-            except (TypeError, BufferError):  # an older numpy: the path below
-                memory = None
-            if memory is not None:
-                return memory
+                capsule = array.__dlpack__(max_version=(1, 1))  # type: ignore[attr-defined]
+            except (TypeError, BufferError):  # an older numpy, a read-only array: the checked path
+                pass
+            else:  # the usual call: one C call, or None (the capsule untaken)
+                memory = over_capsule(capsule, engine)
+                if memory is not None:
+                    return memory
         runtime = runtime_of(engine)
         pyopencl_arrays = sys.modules.get("pyopencl.array")
         if pyopencl_arrays is not None and isinstance(array, pyopencl_arrays.Array):
@@ -226,8 +229,8 @@ class Memory(Owned):
                 "pyopencl.array.Array on an OpenCL engine, or a host view of shared USM to "
                 "ocl.make_memory / ze.make_memory with MemoryDesc.from_array(view)"
             )
-        if numpy is not None and type(array) is numpy.ndarray:
-            memory = host_array_memory(array, engine)
+        if capsule is not None:
+            memory = host_array_memory(capsule, engine)
             if memory is not None:
                 return memory
         return cls(MemoryDesc.from_array(array), engine, array)
@@ -1003,13 +1006,13 @@ def host_memory_over(
     return memory
 
 
-def host_array_memory(array: Any, engine: Engine) -> Memory | None:
+def host_array_memory(capsule: object, engine: Engine) -> Memory | None:
     """``Memory.from_array(array, engine)`` of a writable numpy array on the CPU engine, read
-    through the array's own DLPack tensor (its address, shape and strides in elements, read in
-    C); None where that path does not apply (read-only, a layout or type oneDNN has no
-    descriptor for, an older numpy), for the checked path to say why."""
+    through the array's own DLPack tensor, ``capsule`` (its address, shape and strides in
+    elements, read in C); None where that path does not apply (read-only, a layout or type
+    oneDNN has no descriptor for), for the checked path to say why."""
     try:
-        taken = _dlpack.take(array.__dlpack__(max_version=(1, 1)), "array")
+        taken = _dlpack.take(capsule, "array")
     except (TypeError, BufferError):
         return None
     if taken.flags & _dlpack.READ_ONLY or taken.data_type is None or taken.device[0] != _dlpack.KDL_CPU:

@@ -62,7 +62,11 @@ def read_headers(directory: Path = HEADER_DIR, names: Iterable[str] = HEADERS) -
 
 # -O2 without debug information: Python's own flags (-g -O3) double the compile time of
 # this 33,000-line source, and cffi's wrappers and the C helpers gain nothing from them.
-ffibuilder = source.make_ffibuilder(HEADER_DIR, extra_compile_args=["-O2", "-g0"])
+# A function the limited API does not declare must stop the build: called undeclared, it
+# returns an int, and a pointer so truncated crashes at run time.
+ffibuilder = source.make_ffibuilder(
+    HEADER_DIR, extra_compile_args=["-O2", "-g0", "-Werror=implicit-function-declaration"]
+)
 
 
 def write_generated(root: Path = ROOT) -> list[Path]:

@@ -29,7 +29,7 @@ from ._buffers import array_types
 from ._engine import runtime_of
 from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
-from ._inflight import fast
+from ._inflight import fast, fast_method
 from ._library import status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
@@ -695,7 +695,12 @@ class BoundExecution:
             InvalidArgumentsError, DnnlError: oneDNN refuses the execution, or reports a
                 failure of the work or of the wait.
         """
-        status = _fast_bound_wait(self) if wait else _fast_bound(self)  # the common case, in C (see _inflight)
+        # Replaced below by a method of C that does what this does (see _inflight.fast_method).
+        return self._after_fast_execute(wait, _fast_bound_wait(self) if wait else _fast_bound(self))
+
+    def _after_fast_execute(self, wait: bool, status: int | None) -> None:
+        """:meth:`execute` once the C path answered: None, every case in Python; a status,
+        oneDNN's refusal (positive) or a failed wait (negated)."""
         if status is None:
             return self._execute(wait)
         if status > 0:
@@ -787,6 +792,7 @@ class BoundExecution:
         self._unlocked(lambda: submit(self._primitive, self._stream, self._args, (), self._call, self._name))
 
 
+fast_method(BoundExecution, "execute", "($self, wait=False)")
 # The C fast path (_inflight.fast) checks what submit checks first, against these.
 fast["configure"](Stream, Memory, Arg, vars(_stream), array_types, _shared, _PRIMITIVE_TYPE,
                   ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"), workspace_origins)

@@ -66,6 +66,7 @@ dimensions, interpreter exit, a forked child, the process's first CPU work.
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 import weakref
@@ -305,6 +306,21 @@ def lock_every_stream(before_each_round: Callable[[], None]) -> Iterator[list[Le
     finally:
         for ledger in locked:
             ledger.lock.release()
+
+
+def fast_method(cls: type, name: str, signature: str) -> None:
+    """Make ``cls.name`` (``Primitive.execute``, ``Stream.wait`` or
+    ``BoundExecution.execute``) a method of C over its function of :data:`fast`:
+    the loop users run then enters no Python frame. It returns None where the
+    function answers 0 and otherwise calls ``self._after_fast_<name>(*arguments,
+    answer)``, the rest of the method as written in Python; a call with keywords
+    or another count of arguments goes to the method as written, whole. The
+    method keeps its docstring, and ``signature`` (``"($self, ...)"``, as CPython
+    writes its own) for ``inspect`` and ``help``."""
+    python, after = vars(cls)[name], vars(cls)[f"_after_fast_{name}"]
+    kind = "execute_bound" if cls.__name__ == "BoundExecution" else name
+    doc = f"{name}{signature}\n--\n\n{inspect.cleandoc(python.__doc__ or '')}"
+    setattr(cls, name, fast["method"](kind, cls, python, after, doc))
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from ._enums import DataType, PrimitiveKind, Query
 from ._execution import PRELU_TAGS, VALUES, BoundExecution, _attr_arg_name, _explain, submit
 from ._ffi import ffi, lib
 from ._handles import as_bytes
-from ._inflight import fast
+from ._inflight import fast, fast_method
 from ._library import check, checked, has_function, status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
@@ -241,8 +241,13 @@ class Primitive(Owned):
                 argument or an object on another engine when the binding can tell).
             DnnlError: another failure oneDNN reports.
         """
-        status = _fast_execute(self, stream, args)  # the common case, in C (see _inflight)
-        if status is None:  # anything else: every check in Python
+        # Replaced below by a method of C that does what this does (see _inflight.fast_method).
+        self._after_fast_execute(stream, args, _fast_execute(self, stream, args))
+
+    def _after_fast_execute(self, stream: Stream, args: Mapping[int, Memory | None], status: int | None) -> None:
+        """:meth:`execute` once the C path answered: None, every check in Python; a status,
+        oneDNN's refusal."""
+        if status is None:
             if self._scratchpads is not None:
                 args = self._with_scratchpad(stream, args)
             submit(self, stream, args, (), _primitive_execute, "dnnl_primitive_execute")
@@ -272,6 +277,8 @@ class Primitive(Owned):
 _primitive_execute = lib.dnnl_primitive_execute
 _execute_and_wait = lib.dnnl_interop_execute_and_wait
 _fast_execute = fast["execute"]
+
+fast_method(Primitive, "execute", "($self, stream, args)")
 
 
 # The user key of what _hold_handles holds: next_impl tells a held hint by it.

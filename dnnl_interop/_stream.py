@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._engine import Engine, engine_of, optional_engine, runtime_of
 from ._ffi import ffi, lib
-from ._inflight import Ledger, fast
+from ._inflight import Ledger, fast, fast_method
 from ._library import check
 from ._owned import Adoption, Owned, foreign_pointer, shared, using
 from ._validate import bool_argument
@@ -133,7 +133,12 @@ class Stream(Owned):
         """
         # The loop users run is execute then wait: its common case is C (_inflight.fast),
         # which hands anything else (a busy lock, a closed stream...) to the Python below.
-        status = _fast_wait(self)
+        # Replaced below by a method of C that does what this does (see _inflight.fast_method).
+        self._after_fast_wait(_fast_wait(self))
+
+    def _after_fast_wait(self, status: int | None) -> None:
+        """:meth:`wait` once the C path answered: None, the wait in Python; a status, a
+        failed wait."""
         if status is not None:
             if status:  # a failed wait lets nothing go
                 check(status, "dnnl_stream_wait")
@@ -275,6 +280,9 @@ class Stream(Owned):
         """
         engine: Engine = self._kept(0)
         return engine
+
+
+fast_method(Stream, "wait", "($self)")
 
 
 def interop_stream(handle: CData, keep: tuple[Any, ...]) -> Stream:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -284,6 +285,45 @@ def test_a_failed_fast_wait_lets_nothing_go(engine, transpose, counted_calls):
         fail["wait"] = 0
         stream.wait()
         assert [name for name, _ in calls] == ["execute", "wait", "execute", "wait"] and stream._ledger.idle
+
+
+def test_execute_and_wait_are_methods_of_c_that_answer_every_call_as_the_python_methods(
+        engine, transpose, counted_calls):
+    # The loop users run enters no Python frame; the methods keep their docstrings and
+    # signatures, and calls of other shapes take the methods as written in Python.
+    from dnnl_interop._execution import BoundExecution
+
+    primitive, src, dst = transpose
+    calls, _ = counted_calls
+    for method, signature in ((dnnl.Primitive.execute, "(self, /, stream, args)"),
+                              (dnnl.Stream.wait, "(self, /)"), (BoundExecution.execute, "(self, /, wait=False)")):
+        assert inspect.ismethoddescriptor(method) and str(inspect.signature(method)) == signature
+        assert "Raises:" in inspect.getdoc(method)
+    args = {dnnl.ARG_FROM: src, dnnl.ARG_TO: dst}
+    with dnnl.Stream(engine) as stream:
+        primitive.execute(stream, args)  # (the process's first CPU work takes the Python path)
+        stream.wait()
+        calls.clear()
+        assert primitive.execute(stream=stream, args=args) is None  # keywords: the Python method
+        assert primitive.execute(stream, args=args) is None and stream.wait() is None
+        assert [name for name, _ in calls] == ["execute", "execute", "wait"]
+        with pytest.raises(TypeError, match="args"):
+            primitive.execute(stream)
+        with pytest.raises(TypeError, match="argument"):
+            stream.wait(True)
+        with primitive.bind(stream, args) as bound:
+            bound.execute(wait=True)  # (a binding's first call checks in Python)
+            calls.clear()
+            for call in (lambda: bound.execute(True), lambda: bound.execute(wait=1), lambda: bound.execute(wait=[])):
+                assert call() is None
+            stream.wait()
+            assert [name for name, _ in calls] == ["execute", "wait", "execute", "wait", "execute", "wait"]
+            with pytest.raises(TypeError, match="unexpected keyword argument 'block'"):
+                bound.execute(block=True)
+            with pytest.raises(TypeError):
+                bound.execute(True, wait=True)
+    with pytest.raises(dnnl.ClosedObjectError):  # answers other than 0 go to the Python method's end
+        stream.wait()
 
 
 def test_submissions_before_a_wait_keep_what_each_uses(engine, counted_calls):

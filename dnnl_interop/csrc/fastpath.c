@@ -19,9 +19,17 @@
  *   execute_bound_wait(bound) -> None | status             BoundExecution.execute(wait=True)
  *   configure(...)                                         once, by _execution
  *   set_calls(execute, wait) -> (execute, wait)            the functions called
+ *   method(kind, type, python, after, doc) -> descriptor   the methods themselves
  *
  * A status is oneDNN's: 0, or the refusal of an execute (positive), or a wait's
- * failure negated (execute_bound_wait). */
+ * failure negated (execute_bound_wait).
+ *
+ * method() makes Primitive.execute, Stream.wait and BoundExecution.execute method
+ * descriptors of C, so that the loop users run enters no Python frame: each calls its
+ * function above and returns None for a status 0; any other answer (None, or a status)
+ * goes to after(self, *arguments, status), in Python, which takes the Python path or
+ * raises; a call of another shape (keywords, another count) goes to python, the method
+ * as written in Python, whole. */
 
 #define DNNL_INTEROP_FAST_MAX_ARGS 64 /* more arguments take the Python path */
 
@@ -688,6 +696,156 @@ static PyObject *dnnl_interop_fast_set_calls(PyObject *self, PyObject *call_args
     return previous;
 }
 
+/* The methods themselves (see the top): for each kind, the method as written in Python
+ * and the Python function that takes every answer but 0. Set by method(), once per kind. */
+enum { METHOD_EXECUTE, METHOD_WAIT, METHOD_EXECUTE_BOUND, METHOD_KINDS };
+static const char *const dnnl_interop_fast_method_kinds[METHOD_KINDS] = {"execute", "wait", "execute_bound"};
+static struct {
+    PyObject *python, *after;
+} dnnl_interop_fast_method_of[METHOD_KINDS];
+
+/* The method as written in Python, called with what the descriptor was given. */
+static PyObject *dnnl_interop_fast_python(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames) {
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    PyObject *positional = PyTuple_New(nargs + 1), *keywords = nkw ? PyDict_New() : NULL, *result = NULL;
+    int failed = positional == NULL || (nkw && keywords == NULL);
+    for (Py_ssize_t i = 0; !failed && i <= nargs; i++) {
+        PyObject *item = i == 0 ? self : args[i - 1];
+        Py_IncRef(item);
+        PyTuple_SetItem(positional, i, item); /* steals item */
+    }
+    for (Py_ssize_t i = 0; !failed && i < nkw; i++)
+        failed = PyDict_SetItem(keywords, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0;
+    if (!failed)
+        result = PyObject_Call(dnnl_interop_fast_method_of[kind].python, positional, keywords);
+    Py_DecRef(positional);
+    Py_DecRef(keywords);
+    return result;
+}
+
+/* The end of a method: None for a status 0, else after(self, *args, status) (status None
+ * or an int); NULL as given. Takes status. */
+static PyObject *dnnl_interop_fast_answer(int kind, PyObject *status, PyObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs) {
+    if (status == NULL)
+        return NULL;
+    if (status != Py_None && PyLong_Check(status) && PyLong_AsLong(status) == 0) {
+        Py_DecRef(status);
+        Py_RETURN_NONE;
+    }
+    PyObject *call = PyTuple_New(nargs + 2), *result = NULL;
+    if (call != NULL) {
+        for (Py_ssize_t i = 0; i <= nargs; i++) {
+            PyObject *item = i == 0 ? self : args[i - 1];
+            Py_IncRef(item);
+            PyTuple_SetItem(call, i, item);
+        }
+        PyTuple_SetItem(call, nargs + 1, status); /* steals status */
+        status = NULL;
+        result = PyObject_Call(dnnl_interop_fast_method_of[kind].after, call, NULL);
+    }
+    Py_DecRef(status);
+    Py_DecRef(call);
+    return result;
+}
+
+/* Primitive.execute(stream, args) */
+static PyObject *dnnl_interop_fast_execute_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                                  PyObject *kwnames) {
+    if (nargs != 2 || kwnames != NULL)
+        return dnnl_interop_fast_python(METHOD_EXECUTE, self, args, nargs, kwnames);
+    PyObject *const call[3] = {self, args[0], args[1]};
+    return dnnl_interop_fast_answer(METHOD_EXECUTE, dnnl_interop_fast_execute(NULL, call, 3), self, args, 2);
+}
+
+/* Stream.wait() */
+static PyObject *dnnl_interop_fast_wait_method(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return dnnl_interop_fast_answer(METHOD_WAIT, dnnl_interop_fast_wait(NULL, self), self, NULL, 0);
+}
+
+/* BoundExecution.execute(wait=False); after(self, wait, status) */
+static PyObject *dnnl_interop_fast_execute_bound_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                                        PyObject *kwnames) {
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    PyObject *wait = nargs + nkw == 0 ? Py_False : args[0];
+    if (nargs + nkw > 1 || (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, 0), "wait") != 0))
+        return dnnl_interop_fast_python(METHOD_EXECUTE_BOUND, self, args, nargs, kwnames);
+    int truth = PyObject_IsTrue(wait);
+    if (truth < 0)
+        return NULL;
+    PyObject *const given[1] = {truth ? Py_True : Py_False};
+    return dnnl_interop_fast_answer(METHOD_EXECUTE_BOUND, dnnl_interop_fast_bound(self, truth), self, given, 1);
+}
+
+static const struct {
+    PyCFunction function;
+    int flags;
+} dnnl_interop_fast_method_functions[METHOD_KINDS] = {
+    {(PyCFunction)(void (*)(void))dnnl_interop_fast_execute_method, METH_FASTCALL | METH_KEYWORDS},
+    {dnnl_interop_fast_wait_method, METH_NOARGS},
+    {(PyCFunction)(void (*)(void))dnnl_interop_fast_execute_bound_method, METH_FASTCALL | METH_KEYWORDS},
+};
+
+/* method(kind, type, python, after, doc) -> a method descriptor of type, named as python,
+ * with doc (its text signature first, as CPython's own methods have it). */
+static PyObject *dnnl_interop_fast_method(PyObject *self, PyObject *call_args) {
+    (void)self;
+    PyObject *kind_name, *type, *python, *after, *doc;
+    if (!PyArg_UnpackTuple(call_args, "method", 5, 5, &kind_name, &type, &python, &after, &doc))
+        return NULL;
+    int kind = -1;
+    for (int i = 0; i < METHOD_KINDS; i++)
+        if (PyUnicode_Check(kind_name) && PyUnicode_CompareWithASCIIString(kind_name, dnnl_interop_fast_method_kinds[i]) == 0)
+            kind = i;
+    if (kind < 0 || !PyType_Check(type) || !PyCallable_Check(python) || !PyCallable_Check(after)
+        || !PyUnicode_Check(doc)) {
+        PyErr_SetString(PyExc_TypeError, "method(kind, type, python, after, doc): a kind of execute, wait or "
+                                         "execute_bound, a type, two callables and a str");
+        return NULL;
+    }
+    /* UTF-8 through bytes: PyUnicode_AsUTF8AndSize is not in the limited API this module is built for */
+    PyObject *name = PyObject_GetAttrString(python, "__name__");
+    PyObject *name_bytes = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8String(name) : NULL;
+    PyObject *doc_bytes = name_bytes ? PyUnicode_AsUTF8String(doc) : NULL;
+    Py_ssize_t name_size = 0, doc_size = 0;
+    char *name_text = NULL, *doc_text = NULL;
+    if (doc_bytes == NULL || PyBytes_AsStringAndSize(name_bytes, &name_text, &name_size) < 0
+        || PyBytes_AsStringAndSize(doc_bytes, &doc_text, &doc_size) < 0)
+        doc_text = NULL;
+    /* Kept for the life of the process, as the descriptor refers to them (one per kind and import). */
+    PyMethodDef *definition = doc_text ? PyMem_Malloc(sizeof *definition) : NULL;
+    char *texts = definition ? PyMem_Malloc((size_t)name_size + (size_t)doc_size + 2) : NULL;
+    PyObject *descriptor = NULL;
+    if (texts != NULL) {
+        memcpy(texts, name_text, (size_t)name_size + 1);
+        memcpy(texts + name_size + 1, doc_text, (size_t)doc_size + 1);
+        definition->ml_name = texts;
+        definition->ml_meth = dnnl_interop_fast_method_functions[kind].function;
+        definition->ml_flags = dnnl_interop_fast_method_functions[kind].flags;
+        definition->ml_doc = texts + name_size + 1;
+        descriptor = PyDescr_NewMethod((PyTypeObject *)type, definition);
+    } else if (doc_text != NULL) {
+        PyErr_NoMemory();
+    }
+    Py_DecRef(name);
+    Py_DecRef(name_bytes);
+    Py_DecRef(doc_bytes);
+    if (descriptor == NULL) {
+        PyMem_Free(definition);
+        PyMem_Free(texts);
+        return NULL;
+    }
+    Py_IncRef(python);
+    Py_IncRef(after);
+    Py_DecRef(dnnl_interop_fast_method_of[kind].python);
+    Py_DecRef(dnnl_interop_fast_method_of[kind].after);
+    dnnl_interop_fast_method_of[kind].python = python;
+    dnnl_interop_fast_method_of[kind].after = after;
+    return descriptor;
+}
+
 static PyMethodDef dnnl_interop_fast_methods[] = {
     {"execute", (PyCFunction)(void (*)(void))dnnl_interop_fast_execute, METH_FASTCALL,
      "Primitive.execute's common case, or None."},
@@ -697,6 +855,7 @@ static PyMethodDef dnnl_interop_fast_methods[] = {
      "BoundExecution.execute(wait=True)'s common case, or None."},
     {"configure", dnnl_interop_fast_configure, METH_VARARGS, "The package's types and state, once."},
     {"set_calls", dnnl_interop_fast_set_calls, METH_VARARGS, "The execute and wait functions called (addresses)."},
+    {"method", dnnl_interop_fast_method, METH_VARARGS, "A method of C over the functions above (see fastpath.c)."},
     {NULL, NULL, 0, NULL},
 };
 

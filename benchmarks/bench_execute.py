@@ -58,6 +58,10 @@ path does not register again; the variants with a wait, ``binding + wait``
 and ``bound wait=True``, register anew at each call, or not at all for the
 latter). ``--cpu-time`` times it in CPU time of the thread, which other
 processes on a loaded machine disturb less than the wall clock.
+``execute's C function`` and ``bound's C function`` call the C fast path's
+functions (``_inflight.fast``) directly, without the methods around them: what
+the methods themselves add (a Python frame each, before they were methods of
+C, ``_inflight.fast_method``).
 ``--baseline REV`` adds ``binding`` and ``bound`` of the package as of git
 revision REV to it. Targets: binding minus raw cffi at most 1.0 µs a call; a bound
 execute (``primitive.bind(stream, args)``, then ``bound.execute()``, the
@@ -327,6 +331,28 @@ def main() -> None:
     if bound is not None:
         variants["bound"] = bound_noop
         variants["bound wait=True"] = bound_wait_noop
+    fast = _fast_functions()
+    if fast is not None:
+        def fast_execute_noop(n):
+            execute = fast["execute"]
+            t0 = clock()
+            for _ in range(n):
+                execute(primitive, stream, exec_args)
+            seconds = clock() - t0
+            stream.wait()
+            return seconds
+
+        def fast_bound_noop(n):
+            execute = fast["execute_bound"]
+            t0 = clock()
+            for _ in range(n):
+                execute(bound)
+            seconds = clock() - t0
+            stream.wait()
+            return seconds
+
+        variants["execute's C function"] = fast_execute_noop
+        variants["bound's C function"] = fast_bound_noop
     baseline_module = None
     if args.baseline:
         baseline_module, baseline_noop, baseline_bound_noop = _baseline_variant(
@@ -461,6 +487,16 @@ def _per_call_module(execute_ptr, wait_ptr, c_loop_args):
                                      pointer(stream), nargs, pointer(args)):
         raise RuntimeError("the per-call C function could not be installed")
     return namespace["once"]
+
+
+def _fast_functions():
+    """The package's C fast path functions (``_inflight.fast``), called directly by the
+    variants that measure what the methods add over them; None where the package has none."""
+    try:
+        from dnnl_interop._inflight import fast
+    except ImportError:
+        return None
+    return fast if "execute_bound" in fast else None
 
 
 def _fast_calls(bench_ffi, bench_lib):

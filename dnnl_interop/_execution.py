@@ -29,7 +29,7 @@ from ._buffers import array_types
 from ._engine import runtime_of
 from ._enums import DataType, PrimitiveKind, PropKind
 from ._ffi import ffi, lib
-from ._inflight import fast, fast_method
+from ._inflight import Ledger, fast, fast_method
 from ._library import status_error
 from ._memory import Memory
 from ._memory_desc import MemoryDesc, desc_of, layout_key
@@ -796,3 +796,8 @@ fast_method(BoundExecution, "execute", "($self, wait=False)")
 # The C fast path (_inflight.fast) checks what submit checks first, against these.
 fast["configure"](Stream, Memory, Arg, vars(_stream), array_types, _shared, _PRIMITIVE_TYPE,
                   ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"), workspace_origins)
+# ... and reads these slots through their descriptors (the class of every object it reads them of).
+fast["slots"]({name: vars(cls)[name] for cls, names in (
+    (Owned, ("_handle", "_in_flight")), (Stream, ("_ledger",)), (Memory, ("_executable", "_size", "_layout")),
+    (Ledger, ("lock", "events", "deps", "pending", "epoch", "sid", "on_cpu")), (BoundExecution, ("_fast", "_checked")),
+) for name in names})

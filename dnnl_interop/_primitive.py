@@ -279,6 +279,7 @@ _execute_and_wait = lib.dnnl_interop_execute_and_wait
 _fast_execute = fast["execute"]
 
 fast_method(Primitive, "execute", "($self, stream, args)")
+fast["slots"]({name: vars(Primitive)[name] for name in ("_execute_record", "_accepted_workspace")})
 
 
 # The user key of what _hold_handles holds: next_impl tells a held hint by it.

@@ -326,6 +326,15 @@ def test_execute_and_wait_are_methods_of_c_that_answer_every_call_as_the_python_
         stream.wait()
 
 
+def test_the_fast_path_reads_only_slots_through_their_descriptors():
+    # Attributes it reads by descriptor must be data descriptors (nothing shadows them);
+    # anything else is refused when the package gives it, not met at an execute.
+    with pytest.raises(ValueError, match="'lock' is no data descriptor"):
+        _inflight.fast["slots"]({"lock": property.__get__})
+    with pytest.raises(ValueError, match="'_no_such_name' is no data descriptor"):
+        _inflight.fast["slots"]({"_no_such_name": vars(_owned.Owned)["_handle"]})
+
+
 def test_submissions_before_a_wait_keep_what_each_uses(engine, counted_calls):
     # The objects of a submission registered at the current epoch already are not
     # registered again: the record is the same, and kept until the wait.

@@ -20,6 +20,7 @@
  *   configure(...)                                         once, by _execution
  *   set_calls(execute, wait) -> (execute, wait)            the functions called
  *   method(kind, type, python, after, doc) -> descriptor   the methods themselves
+ *   slots({name: descriptor})                              the slots read through them
  *
  * A status is oneDNN's: 0, or the refusal of an execute (positive), or a wait's
  * failure negated (execute_bound_wait).
@@ -39,6 +40,8 @@
 #ifndef METH_FASTCALL
 #define METH_FASTCALL 0x0080
 #endif
+/* In the stable ABI since Python 3.4 (declared by the headers for a versioned limited API only). */
+PyAPI_FUNC(void *) PyType_GetSlot(PyTypeObject *, int);
 
 static struct {
     int configured;
@@ -69,7 +72,19 @@ static const char *const dnnl_interop_fast_name_text[] = {
 };
 #define NAME(n) dnnl_interop_fast_names[FN_##n]
 
+/* The descriptors of the names that are slots of the package's classes (__slots__),
+ * given by slots(): such an attribute is read through its descriptor's __get__, as
+ * PyObject_GetAttr finds and calls it, without the search of the type's dictionaries
+ * (nothing can shadow a data descriptor). One of another class raises TypeError. */
+static struct {
+    PyObject *descriptor;
+    descrgetfunc get;
+} dnnl_interop_fast_slot[sizeof dnnl_interop_fast_names / sizeof *dnnl_interop_fast_names];
+
 static PyObject *dnnl_interop_fast_get(PyObject *obj, int name) {
+    if (dnnl_interop_fast_slot[name].get != NULL)
+        return dnnl_interop_fast_slot[name].get(dnnl_interop_fast_slot[name].descriptor, obj,
+                                                (PyObject *)Py_TYPE(obj));
     return PyObject_GetAttr(obj, dnnl_interop_fast_names[name]);
 }
 
@@ -674,6 +689,37 @@ static PyObject *dnnl_interop_fast_configure(PyObject *self, PyObject *call_args
     Py_RETURN_NONE;
 }
 
+/* slots({name: descriptor}): read these names through these data descriptors (the
+ * __slots__ members of the classes whose objects have them: see dnnl_interop_fast_get). */
+static PyObject *dnnl_interop_fast_slots(PyObject *self, PyObject *mapping) {
+    (void)self;
+    if (!PyDict_Check(mapping)) {
+        PyErr_SetString(PyExc_TypeError, "slots: a dict of names and descriptors");
+        return NULL;
+    }
+    Py_ssize_t position = 0;
+    PyObject *name, *descriptor;
+    while (PyDict_Next(mapping, &position, &name, &descriptor)) {
+        int found = -1;
+        for (int i = 0; i < (int)(sizeof dnnl_interop_fast_names / sizeof *dnnl_interop_fast_names); i++)
+            if (dnnl_interop_fast_names[i] != NULL && PyUnicode_Check(name)
+                && PyUnicode_Compare(name, dnnl_interop_fast_names[i]) == 0)
+                found = i;
+        /* a data descriptor: a getter and a setter (PyType_GetSlot takes static types since 3.10) */
+        descrgetfunc get = found >= 0 ? (descrgetfunc)PyType_GetSlot(Py_TYPE(descriptor), Py_tp_descr_get) : NULL;
+        if (get == NULL || PyType_GetSlot(Py_TYPE(descriptor), Py_tp_descr_set) == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "slots: %R is no data descriptor of a name the fast path reads", name);
+            return NULL;
+        }
+        Py_IncRef(descriptor);
+        Py_DecRef(dnnl_interop_fast_slot[found].descriptor);
+        dnnl_interop_fast_slot[found].descriptor = descriptor;
+        dnnl_interop_fast_slot[found].get = get;
+    }
+    Py_RETURN_NONE;
+}
+
 /* set_calls(execute, wait): the addresses of the functions the fast path calls for
  * oneDNN's execute and wait (0: oneDNN's own, through the function table); returns
  * the previous ones. For tests and benchmarks that put their own functions there. */
@@ -856,6 +902,7 @@ static PyMethodDef dnnl_interop_fast_methods[] = {
     {"configure", dnnl_interop_fast_configure, METH_VARARGS, "The package's types and state, once."},
     {"set_calls", dnnl_interop_fast_set_calls, METH_VARARGS, "The execute and wait functions called (addresses)."},
     {"method", dnnl_interop_fast_method, METH_VARARGS, "A method of C over the functions above (see fastpath.c)."},
+    {"slots", dnnl_interop_fast_slots, METH_O, "The descriptors of the slots read by name (see fastpath.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -92,12 +92,18 @@ _ledgers: weakref.WeakValueDictionary[int, Ledger] = weakref.WeakValueDictionary
 fast: dict[str, Callable[..., Any]] = {}
 if lib.dnnl_interop_fastpath_install(id(fast)):
     raise ImportError("dnnl_interop._ffi: the fast path's functions could not be installed")
+# A stream's lock: threading.Lock's acquire(blocking=True), release, locked and with, over a
+# lock of CPython's threads that the C path takes and lets go of without calling a method.
+if TYPE_CHECKING:
+    StreamLock = threading.Lock
+else:
+    StreamLock = fast["lock_type"]()
 
 
 class Ledger:
     """What the pending work of one stream uses (see the invariants above).
 
-    ``lock`` is the stream's lock: held by a submission (registering, the C
+    ``lock`` is the stream's lock (a :data:`StreamLock`): held by a submission (registering, the C
     call, tracking), by the bookkeeping of a wait, by the stream's close, and
     throughout a bound execute with its wait. ``last_args``: ``(entries,
     c_args)`` of the latest submission (oneDNN reads the argument array during
@@ -109,7 +115,7 @@ class Ledger:
                  "on_cpu", "__weakref__")
     sid: int
     stream: weakref.ref[Owned]
-    lock: threading.Lock
+    lock: StreamLock
     pending: dict[int, Owned]  # id(obj) -> obj, for the owned objects submitted work uses
     deps: list[tuple[float, object]]  # (epoch, obj): other objects the work uses
     epoch: int
@@ -122,7 +128,7 @@ class Ledger:
     def __init__(self, stream: Owned) -> None:
         self.sid = id(stream)
         self.stream = weakref.ref(stream)
-        self.lock = threading.Lock()
+        self.lock = StreamLock()
         self.pending = {}
         self.deps = []
         self.epoch = 0
@@ -219,7 +225,7 @@ class Ledger:
     def abandon(self) -> None:
         """In a forked child: the work in flight was the parent's and never finishes here.
         Forget it without touching any handle (no C call: this runs in the at-fork hook)."""
-        self.lock = threading.Lock()  # a thread submitting at the fork held it: it does not exist here
+        self.lock = StreamLock()  # a thread submitting at the fork held it: it does not exist here
         sid = self.sid
         for obj in self.pending.values():
             obj._in_flight.pop(sid, None)  # noqa: SLF001 - the ledger alone writes the in-flight record

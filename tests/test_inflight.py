@@ -174,6 +174,60 @@ def test_no_two_threads_are_in_onednn_on_one_stream_at_once(engine, monkeypatch)
     assert not overlaps and sum(inside.values()) == 0 and len(inside) == 1  # 15 waits, one at a time
 
 
+def test_a_streams_lock_behaves_as_threading_lock(engine):
+    # Ledger.lock is a StreamLock (csrc/fastpath.c), which the C path takes without a
+    # method call: acquire, release, locked and with as threading.Lock has them.
+    with dnnl.Stream(engine) as stream:
+        assert type(stream._ledger.lock) is _inflight.StreamLock
+    lock = _inflight.StreamLock()
+    assert not lock.locked() and lock.acquire() is True and lock.locked()
+    assert lock.acquire(blocking=False) is False and lock.acquire(False) is False  # not reentrant
+    lock.release()
+    with pytest.raises(RuntimeError, match="release unlocked lock"):
+        lock.release()
+    with lock:
+        assert lock.locked()
+    assert not lock.locked()
+    with pytest.raises(TypeError):
+        _inflight.StreamLock(1)
+
+
+def test_a_thread_waiting_for_a_streams_lock_runs_signal_handlers():
+    # The wait lets the GIL go and is interrupted by signals, as threading.Lock's: an
+    # exception raised by a handler ends it (a Ctrl-C during a wait for a busy stream).
+    import signal
+    import threading
+
+    class Alarm(Exception):
+        pass
+
+    def on_alarm(signum, frame):
+        raise Alarm
+
+    lock = _inflight.StreamLock()
+    held, done = threading.Event(), threading.Event()
+
+    def holder():
+        with lock:
+            held.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(10)
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(Alarm):
+            lock.acquire()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        done.set()
+        thread.join()
+    assert not lock.locked() and lock.acquire(blocking=False)  # released by its holder, free again
+
+
 # --- the C fast path (csrc/fastpath.c): the same record, step by step --------------------------
 
 

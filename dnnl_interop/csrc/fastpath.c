@@ -21,6 +21,7 @@
  *   set_calls(execute, wait) -> (execute, wait)            the functions called
  *   method(kind, type, python, after, doc) -> descriptor   the methods themselves
  *   slots({name: descriptor})                              the slots read through them
+ *   lock_type() -> StreamLock                              the type of Ledger.lock
  *
  * A status is oneDNN's: 0, or the refusal of an execute (positive), or a wait's
  * failure negated (execute_bound_wait).
@@ -88,9 +89,135 @@ static PyObject *dnnl_interop_fast_get(PyObject *obj, int name) {
     return PyObject_GetAttr(obj, dnnl_interop_fast_names[name]);
 }
 
+/* A stream's lock (Ledger.lock, made by lock_type()()): threading.Lock's acquire(blocking=True),
+ * release(), locked() and with-statement over a lock of CPython's threads, which the functions
+ * below take and let go of without a call of a Python method. Not reentrant; any thread may
+ * release it, as threading.Lock. */
+typedef struct {
+    PyObject_HEAD
+    PyThread_type_lock lock;
+    int locked;
+} dnnl_interop_stream_lock;
+
+static PyTypeObject *dnnl_interop_stream_lock_type;
+
+/* 1 taken, 0 not (blocking 0 and held), -1 with an exception (a signal handler raised while
+ * waiting). Waits with the GIL let go; signals are handled while waiting, as threading.Lock does. */
+static int dnnl_interop_stream_lock_take(dnnl_interop_stream_lock *self, int blocking) {
+    PyLockStatus status = PyThread_acquire_lock_timed(self->lock, 0, 0);
+    while (status != PY_LOCK_ACQUIRED && blocking) {
+        Py_BEGIN_ALLOW_THREADS
+        status = PyThread_acquire_lock_timed(self->lock, -1, 1);
+        Py_END_ALLOW_THREADS
+        if (status == PY_LOCK_INTR && Py_MakePendingCalls() < 0)
+            return -1;
+    }
+    if (status != PY_LOCK_ACQUIRED)
+        return 0;
+    self->locked = 1;
+    return 1;
+}
+
+static PyObject *dnnl_interop_stream_lock_acquire(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"blocking", NULL};
+    int blocking = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|p:acquire", keywords, &blocking))
+        return NULL;
+    int taken = dnnl_interop_stream_lock_take((dnnl_interop_stream_lock *)self, blocking);
+    return taken < 0 ? NULL : PyBool_FromLong(taken);
+}
+
+static PyObject *dnnl_interop_stream_lock_release(PyObject *self, PyObject *unused) {
+    (void)unused;
+    dnnl_interop_stream_lock *lock = (dnnl_interop_stream_lock *)self;
+    if (!lock->locked) {
+        PyErr_SetString(PyExc_RuntimeError, "release unlocked lock");
+        return NULL;
+    }
+    lock->locked = 0;
+    PyThread_release_lock(lock->lock);
+    Py_RETURN_NONE;
+}
+
+static PyObject *dnnl_interop_stream_lock_exit(PyObject *self, PyObject *args) {
+    (void)args;
+    return dnnl_interop_stream_lock_release(self, NULL);
+}
+
+static PyObject *dnnl_interop_stream_lock_locked(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return PyBool_FromLong(((dnnl_interop_stream_lock *)self)->locked);
+}
+
+static PyObject *dnnl_interop_stream_lock_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if (PyTuple_Size(args) != 0 || (kwargs != NULL && PyDict_Size(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "StreamLock() takes no arguments");
+        return NULL;
+    }
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    dnnl_interop_stream_lock *self = (dnnl_interop_stream_lock *)alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->locked = 0;
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL) {
+        Py_DecRef((PyObject *)self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void dnnl_interop_stream_lock_dealloc(PyObject *self) {
+    dnnl_interop_stream_lock *lock = (dnnl_interop_stream_lock *)self;
+    PyTypeObject *type = Py_TYPE(self);
+    if (lock->lock != NULL) {
+        if (lock->locked)
+            PyThread_release_lock(lock->lock);
+        PyThread_free_lock(lock->lock);
+    }
+    ((freefunc)PyType_GetSlot(type, Py_tp_free))(self);
+    Py_DecRef((PyObject *)type); /* instances of a heap type hold a reference to it */
+}
+
+static PyMethodDef dnnl_interop_stream_lock_methods[] = {
+    {"acquire", (PyCFunction)(void (*)(void))dnnl_interop_stream_lock_acquire, METH_VARARGS | METH_KEYWORDS,
+     "acquire(blocking=True) -> bool: take the lock, waiting for it unless blocking is false."},
+    {"release", dnnl_interop_stream_lock_release, METH_NOARGS, "Let go of the lock."},
+    {"locked", dnnl_interop_stream_lock_locked, METH_NOARGS, "Whether the lock is held."},
+    {"__enter__", (PyCFunction)(void (*)(void))dnnl_interop_stream_lock_acquire, METH_VARARGS | METH_KEYWORDS,
+     "Take the lock."},
+    {"__exit__", dnnl_interop_stream_lock_exit, METH_VARARGS, "Let go of the lock."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot dnnl_interop_stream_lock_slots[] = {
+    {Py_tp_new, (void *)dnnl_interop_stream_lock_new},
+    {Py_tp_dealloc, (void *)dnnl_interop_stream_lock_dealloc},
+    {Py_tp_methods, dnnl_interop_stream_lock_methods},
+    {Py_tp_doc, (void *)"A stream's lock: threading.Lock's acquire, release, locked and with, taken in C by "
+                        "the fast path (dnnl_interop/csrc/fastpath.c)."},
+    {0, NULL},
+};
+
+static PyType_Spec dnnl_interop_stream_lock_spec = {
+    "dnnl_interop.StreamLock", sizeof(dnnl_interop_stream_lock), 0, Py_TPFLAGS_DEFAULT,
+    dnnl_interop_stream_lock_slots,
+};
+
+/* lock_type() -> the StreamLock type (made once). */
+static PyObject *dnnl_interop_fast_lock_type(PyObject *self, PyObject *unused) {
+    (void)self, (void)unused;
+    if (dnnl_interop_stream_lock_type == NULL)
+        dnnl_interop_stream_lock_type = (PyTypeObject *)PyType_FromSpec(&dnnl_interop_stream_lock_spec);
+    Py_IncRef((PyObject *)dnnl_interop_stream_lock_type);
+    return (PyObject *)dnnl_interop_stream_lock_type;
+}
+
 /* Take the stream's lock, as the Python path does (waiting for it with the GIL let go):
- * 1 taken, -1 error (an interruption while waiting). */
+ * 1 taken, -1 error (an interruption while waiting). A StreamLock is taken here in C. */
 static int dnnl_interop_fast_lock(PyObject *lock) {
+    if (dnnl_interop_stream_lock_type != NULL && Py_TYPE(lock) == dnnl_interop_stream_lock_type)
+        return dnnl_interop_stream_lock_take((dnnl_interop_stream_lock *)lock, 1);
     PyObject *taken = PyObject_CallMethodObjArgs(lock, NAME(acquire), NULL);
     if (taken == NULL)
         return -1;
@@ -100,6 +227,17 @@ static int dnnl_interop_fast_lock(PyObject *lock) {
 
 /* Let go of the stream's lock; keeps an exception being raised. -1 if the release failed. */
 static int dnnl_interop_fast_unlock(PyObject *lock) {
+    if (dnnl_interop_stream_lock_type != NULL && Py_TYPE(lock) == dnnl_interop_stream_lock_type) {
+        dnnl_interop_stream_lock *stream_lock = (dnnl_interop_stream_lock *)lock;
+        if (!stream_lock->locked) { /* never: this thread took it */
+            if (PyErr_Occurred() == NULL)
+                PyErr_SetString(PyExc_RuntimeError, "release unlocked lock");
+            return -1;
+        }
+        stream_lock->locked = 0;
+        PyThread_release_lock(stream_lock->lock);
+        return PyErr_Occurred() ? -1 : 0;
+    }
     if (PyErr_Occurred() == NULL) {
         PyObject *result = PyObject_CallMethodObjArgs(lock, NAME(release), NULL);
         Py_DecRef(result);
@@ -903,6 +1041,7 @@ static PyMethodDef dnnl_interop_fast_methods[] = {
     {"set_calls", dnnl_interop_fast_set_calls, METH_VARARGS, "The execute and wait functions called (addresses)."},
     {"method", dnnl_interop_fast_method, METH_VARARGS, "A method of C over the functions above (see fastpath.c)."},
     {"slots", dnnl_interop_fast_slots, METH_O, "The descriptors of the slots read by name (see fastpath.c)."},
+    {"lock_type", dnnl_interop_fast_lock_type, METH_NOARGS, "The type of a stream's lock (see fastpath.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -792,7 +792,7 @@ class BoundExecution:
         self._unlocked(lambda: submit(self._primitive, self._stream, self._args, (), self._call, self._name))
 
 
-fast_method(BoundExecution, "execute", "($self, wait=False)")
+fast_method(BoundExecution, "execute", "($self, wait=False)", "execute_bound")
 # The C fast path (_inflight.fast) checks what submit checks first, against these.
 fast["configure"](Stream, Memory, Arg, vars(_stream), array_types, _shared, _PRIMITIVE_TYPE,
                   ffi.typeof("dnnl_stream_t"), ffi.typeof("dnnl_memory_t"), workspace_origins)

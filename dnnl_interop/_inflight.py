@@ -52,8 +52,10 @@ Invariants (every method below that changes the ledger holds ``lock``):
 
 The common case of a submission and of a wait is also written in C
 (``csrc/fastpath.c``, installed below as :data:`fast`): ``Primitive.execute``,
-``Stream.wait`` and ``BoundExecution.execute`` call it first. It keeps these
-invariants step by step as the methods below do (registering before reading
+``Stream.wait`` and ``BoundExecution.execute`` are methods of C that call it
+first (:func:`fast_method`), and a ledger's lock is a :data:`StreamLock` it
+takes without calling a method. It keeps these invariants step by step as
+the methods below do (registering before reading
 a handle, letting go only after a successful wait, oneDNN's calls made
 holding the lock, which it waits for as the Python path does), and it hands
 anything unusual to the Python path before taking a step the Python path
@@ -314,7 +316,7 @@ def lock_every_stream(before_each_round: Callable[[], None]) -> Iterator[list[Le
             ledger.lock.release()
 
 
-def fast_method(cls: type, name: str, signature: str) -> None:
+def fast_method(cls: type, name: str, signature: str, function: str | None = None) -> None:
     """Make ``cls.name`` (``Primitive.execute``, ``Stream.wait`` or
     ``BoundExecution.execute``) a method of C over its function of :data:`fast`:
     the loop users run then enters no Python frame. It returns None where the
@@ -322,11 +324,11 @@ def fast_method(cls: type, name: str, signature: str) -> None:
     answer)``, the rest of the method as written in Python; a call with keywords
     or another count of arguments goes to the method as written, whole. The
     method keeps its docstring, and ``signature`` (``"($self, ...)"``, as CPython
-    writes its own) for ``inspect`` and ``help``."""
+    writes its own) for ``inspect`` and ``help``. ``function``: the name of its
+    function in :data:`fast`, if not ``name``."""
     python, after = vars(cls)[name], vars(cls)[f"_after_fast_{name}"]
-    kind = "execute_bound" if cls.__name__ == "BoundExecution" else name
     doc = f"{name}{signature}\n--\n\n{inspect.cleandoc(python.__doc__ or '')}"
-    setattr(cls, name, fast["method"](kind, cls, python, after, doc))
+    setattr(cls, name, fast["method"](function or name, cls, python, after, doc))
 
 
 @contextmanager

@@ -132,8 +132,8 @@ class Stream(Owned):
             DnnlError: oneDNN reports a failure of the work or of the wait.
         """
         # The loop users run is execute then wait: its common case is C (_inflight.fast),
-        # which hands anything else (a busy lock, a closed stream...) to the Python below.
-        # Replaced below by a method of C that does what this does (see _inflight.fast_method).
+        # which hands anything else (a closed stream...) to _after_fast_wait. Replaced below
+        # by a method of C that does what this does (see _inflight.fast_method).
         self._after_fast_wait(_fast_wait(self))
 
     def _after_fast_wait(self, status: int | None) -> None:

@@ -338,6 +338,11 @@ static int dnnl_interop_fast_workspace_accepted(PyObject *primitive, PyObject *m
     PyObject *record = dnnl_interop_fast_get(primitive, FN_accepted_workspace);
     if (record == NULL)
         PyErr_Clear(); /* never set: the tables below answer */
+    /* The common case: the record refers to memory (a dead one refers to None). */
+    if (record != NULL && PyWeakref_CheckRefExact(record) && PyWeakref_GetObject(record) == memory) {
+        Py_DecRef(record);
+        return 1;
+    }
     PyObject *key = PyWeakref_NewRef(memory, NULL), *origins = NULL, *accepted = NULL, *primitive_key = NULL;
     int found = key == NULL ? -1 : key == record;
     if (found == 0) {

@@ -17,10 +17,16 @@
  * a copy by the array that holds it (owner: the array). After finalization the
  * reference is leaked rather than touching a dead interpreter. */
 /* Names looked up on every export, made once by dnnl_interop_dlpack_install (interned). */
-static PyObject *dnnl_interop_dlpack_s_views, *dnnl_interop_dlpack_s_handle, *dnnl_interop_dlpack_s_release,
-    *dnnl_interop_dlpack_s_view, *dnnl_interop_dlpack_s_dlpack, *dnnl_interop_dlpack_s_layout,
-    *dnnl_interop_dlpack_s_in_flight, *dnnl_interop_dlpack_s_keep, *dnnl_interop_dlpack_s_runtime,
-    *dnnl_interop_dlpack_s_native, *dnnl_interop_dlpack_s_read_only;
+static PyObject *dnnl_interop_dlpack_names[11];
+enum {
+    DN_views, DN_handle, DN_release, DN_view, DN_dlpack, DN_layout, DN_in_flight, DN_keep, DN_runtime, DN_native,
+    DN_read_only,
+};
+static const char *const dnnl_interop_dlpack_name_text[] = {
+    "_views", "_handle", "_release", "view", "dlpack", "_layout", "_in_flight", "_keep", "_runtime", "native",
+    "_read_only",
+};
+#define DNAME(n) dnnl_interop_dlpack_names[DN_##n]
 
 /* The end of a use of a memory's handle (key in memory._views): the key discarded, and, if
  * the memory is closed meanwhile, memory._release(key), which destroys the handle once no
@@ -28,19 +34,19 @@ static PyObject *dnnl_interop_dlpack_s_views, *dnnl_interop_dlpack_s_handle, *dn
  * usual release calls no Python code. The GIL is held throughout: no close runs between the
  * two steps. -1 with an exception set on failure. */
 static int dnnl_interop_dlpack_end_use(PyObject *memory, PyObject *key) {
-    PyObject *views = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_views);
+    PyObject *views = PyObject_GetAttr(memory, DNAME(views));
     int status = views != NULL ? PySet_Discard(views, key) : -1;
     Py_DecRef(views);
     if (status < 0)
         return -1;
-    PyObject *handle = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
+    PyObject *handle = PyObject_GetAttr(memory, DNAME(handle));
     if (handle == NULL)
         return -1;
     int closed = handle == Py_None;
     Py_DecRef(handle);
     if (!closed)
         return 0;
-    PyObject *result = PyObject_CallMethodObjArgs(memory, dnnl_interop_dlpack_s_release, key, NULL);
+    PyObject *result = PyObject_CallMethodObjArgs(memory, DNAME(release), key, NULL);
     Py_DecRef(result);
     return result != NULL ? 0 : -1;
 }
@@ -196,11 +202,11 @@ static unsigned long long dnnl_interop_dlpack_uses = 0; /* with the GIL held */
  * (for a buffer of no address) the int 0. */
 static PyObject *dnnl_interop_dlpack_over_memory(PyObject *template_, PyObject *memory, PyObject *handle,
                                                  void *c_memory, unsigned long long flags, long minor) {
-    PyObject *users = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_views);
+    PyObject *users = PyObject_GetAttr(memory, DNAME(views));
     if (users == NULL)
         return NULL;
     PyObject *count = PyLong_FromUnsignedLongLong(++dnnl_interop_dlpack_uses);
-    PyObject *key = count != NULL ? PyTuple_Pack(3, dnnl_interop_dlpack_s_view, dnnl_interop_dlpack_s_dlpack, count)
+    PyObject *key = count != NULL ? PyTuple_Pack(3, DNAME(view), DNAME(dlpack), count)
                                   : NULL;
     Py_DecRef(count);
     PyObject *owner = key != NULL ? PyTuple_New(2) : NULL;
@@ -214,7 +220,7 @@ static PyObject *dnnl_interop_dlpack_over_memory(PyObject *template_, PyObject *
     Py_IncRef(memory);
     PyTuple_SetItem(owner, 0, memory);
     PyTuple_SetItem(owner, 1, key); /* owner holds memory and key from here on */
-    PyObject *current = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
+    PyObject *current = PyObject_GetAttr(memory, DNAME(handle));
     int same = current == handle;
     Py_DecRef(current);
     PyErr_Clear(); /* no _handle: not the handle given */
@@ -308,27 +314,27 @@ static PyObject *dnnl_interop_dlpack_export_host(PyObject *self, PyObject *args)
     int usable = 0;
     void *c_memory = NULL;
     PyObject *template_ = NULL;
-    layout = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_layout);
+    layout = PyObject_GetAttr(memory, DNAME(layout));
     if (layout == NULL)
         goto done;
     PyObject *entry = dnnl_interop_dlpack_by_id(dnnl_interop_dlpack_host_templates, layout);
     if (entry == NULL || !PyTuple_Check(entry) || PyTuple_Size(entry) != 2 || PyTuple_GetItem(entry, 0) != layout)
         goto done;
     template_ = PyTuple_GetItem(entry, 1);
-    in_flight = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_in_flight);
+    in_flight = PyObject_GetAttr(memory, DNAME(in_flight));
     if (in_flight == NULL || PyObject_IsTrue(in_flight) != 0) /* work in flight: waited for in Python */
         goto done;
-    keep = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_keep);
+    keep = PyObject_GetAttr(memory, DNAME(keep));
     if (keep == NULL || !PyTuple_Check(keep) || PyTuple_Size(keep) < 2)
         goto done;
-    runtime = PyObject_GetAttr(PyTuple_GetItem(keep, 1), dnnl_interop_dlpack_s_runtime);
-    if (runtime == NULL || PyObject_RichCompareBool(runtime, dnnl_interop_dlpack_s_native, Py_EQ) != 1)
+    runtime = PyObject_GetAttr(PyTuple_GetItem(keep, 1), DNAME(runtime));
+    if (runtime == NULL || PyObject_RichCompareBool(runtime, DNAME(native), Py_EQ) != 1)
         goto done;
-    read_only = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_read_only);
+    read_only = PyObject_GetAttr(memory, DNAME(read_only));
     if (read_only != NULL && PyObject_IsTrue(read_only) != 0)
         goto done;
     PyErr_Clear(); /* no _read_only: writable */
-    handle = PyObject_GetAttr(memory, dnnl_interop_dlpack_s_handle);
+    handle = PyObject_GetAttr(memory, DNAME(handle));
     if (handle == NULL || handle == Py_None)
         goto done;
     PyObject *known = dnnl_interop_dlpack_by_id(dnnl_interop_dlpack_handles, memory);
@@ -429,35 +435,8 @@ static PyMethodDef dnnl_interop_dlpack_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Make the names looked up, and put the functions of dnnl_interop_dlpack_methods into the dict
- * at address namespace: 0, or -1 (error cleared). */
 static int dnnl_interop_dlpack_install(uintptr_t namespace) {
-    PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
-    int status = 0;
-    struct { PyObject **name; const char *text; } names[] = {
-        {&dnnl_interop_dlpack_s_views, "_views"}, {&dnnl_interop_dlpack_s_handle, "_handle"},
-        {&dnnl_interop_dlpack_s_release, "_release"}, {&dnnl_interop_dlpack_s_view, "view"},
-        {&dnnl_interop_dlpack_s_dlpack, "dlpack"}, {&dnnl_interop_dlpack_s_layout, "_layout"},
-        {&dnnl_interop_dlpack_s_in_flight, "_in_flight"}, {&dnnl_interop_dlpack_s_keep, "_keep"},
-        {&dnnl_interop_dlpack_s_runtime, "_runtime"}, {&dnnl_interop_dlpack_s_native, "native"},
-        {&dnnl_interop_dlpack_s_read_only, "_read_only"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (*names[i].name == NULL)
-            *names[i].name = PyUnicode_InternFromString(names[i].text);
-        if (*names[i].name == NULL) {
-            PyErr_Clear();
-            status = -1;
-        }
-    }
-    for (PyMethodDef *method = dnnl_interop_dlpack_methods; method->ml_name != NULL; method++) {
-        PyObject *function = PyCFunction_NewEx(method, NULL, NULL);
-        if (function == NULL || PyDict_SetItemString((PyObject *)namespace, method->ml_name, function) < 0) {
-            PyErr_Clear();
-            status = -1;
-        }
-        Py_DecRef(function);
-    }
-    PyGILState_Release(gil);
-    return status;
+    return dnnl_interop_install(namespace, dnnl_interop_dlpack_methods, dnnl_interop_dlpack_names,
+                                dnnl_interop_dlpack_name_text,
+                                (int)(sizeof dnnl_interop_dlpack_names / sizeof *dnnl_interop_dlpack_names));
 }

@@ -58,17 +58,17 @@ static struct {
 } dnnl_interop_fast;
 
 /* Interned attribute names. */
-static PyObject *dnnl_interop_fast_names[27];
+static PyObject *dnnl_interop_fast_names[24];
 enum {
-    FN_ledger, FN_handle, FN_lock, FN_acquire, FN_release, FN_events, FN_deps, FN_pending, FN_epoch, FN_sid,
+    FN_ledger, FN_handle, FN_lock, FN_events, FN_deps, FN_pending, FN_epoch, FN_sid,
     FN_on_cpu, FN_execute_record, FN_in_flight, FN_executable, FN_size,
-    FN_layout, FN_admission, FN_cpu_work_submitted, FN_changes, FN_let_go, FN_release_key, FN_stream, FN_fast, FN_checked,
+    FN_layout, FN_admission, FN_cpu_work_submitted, FN_changes, FN_let_go, FN_release_key, FN_fast, FN_checked,
     FN_data, FN_accepted, FN_accepted_workspace,
 };
 static const char *const dnnl_interop_fast_name_text[] = {
-    "_ledger", "_handle", "lock", "acquire", "release", "events", "deps", "pending", "epoch", "sid",
+    "_ledger", "_handle", "lock", "events", "deps", "pending", "epoch", "sid",
     "on_cpu", "_execute_record", "_in_flight", "_executable", "_size",
-    "_layout", "admission", "cpu_work_submitted", "changes", "let_go", "_release", "_stream", "_fast", "_checked",
+    "_layout", "admission", "cpu_work_submitted", "changes", "let_go", "_release", "_fast", "_checked",
     "data", "accepted", "_accepted_workspace",
 };
 #define NAME(n) dnnl_interop_fast_names[FN_##n]
@@ -213,44 +213,27 @@ static PyObject *dnnl_interop_fast_lock_type(PyObject *self, PyObject *unused) {
     return (PyObject *)dnnl_interop_stream_lock_type;
 }
 
-/* Take the stream's lock, as the Python path does (waiting for it with the GIL let go):
- * 1 taken, -1 error (an interruption while waiting). A StreamLock is taken here in C. */
+/* Take the stream's lock (a StreamLock: every Ledger's), as the Python path does, waiting
+ * for it with the GIL let go: 1 taken, 0 a lock of another kind (the Python path takes it),
+ * -1 error (a signal handler raised while waiting). */
 static int dnnl_interop_fast_lock(PyObject *lock) {
-    if (dnnl_interop_stream_lock_type != NULL && Py_TYPE(lock) == dnnl_interop_stream_lock_type)
-        return dnnl_interop_stream_lock_take((dnnl_interop_stream_lock *)lock, 1);
-    PyObject *taken = PyObject_CallMethodObjArgs(lock, NAME(acquire), NULL);
-    if (taken == NULL)
-        return -1;
-    Py_DecRef(taken);
-    return 1;
+    if (dnnl_interop_stream_lock_type == NULL || Py_TYPE(lock) != dnnl_interop_stream_lock_type)
+        return 0;
+    return dnnl_interop_stream_lock_take((dnnl_interop_stream_lock *)lock, 1);
 }
 
-/* Let go of the stream's lock; keeps an exception being raised. -1 if the release failed. */
+/* Let go of the StreamLock dnnl_interop_fast_lock took; keeps an exception being raised: -1
+ * then, or if the lock was not held (never: this call took it). */
 static int dnnl_interop_fast_unlock(PyObject *lock) {
-    if (dnnl_interop_stream_lock_type != NULL && Py_TYPE(lock) == dnnl_interop_stream_lock_type) {
-        dnnl_interop_stream_lock *stream_lock = (dnnl_interop_stream_lock *)lock;
-        if (!stream_lock->locked) { /* never: this thread took it */
-            if (PyErr_Occurred() == NULL)
-                PyErr_SetString(PyExc_RuntimeError, "release unlocked lock");
-            return -1;
-        }
-        stream_lock->locked = 0;
-        PyThread_release_lock(stream_lock->lock);
-        return PyErr_Occurred() ? -1 : 0;
+    dnnl_interop_stream_lock *stream_lock = (dnnl_interop_stream_lock *)lock;
+    if (!stream_lock->locked) {
+        if (PyErr_Occurred() == NULL)
+            PyErr_SetString(PyExc_RuntimeError, "release unlocked lock");
+        return -1;
     }
-    if (PyErr_Occurred() == NULL) {
-        PyObject *result = PyObject_CallMethodObjArgs(lock, NAME(release), NULL);
-        Py_DecRef(result);
-        return result == NULL ? -1 : 0;
-    }
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyObject *result = PyObject_CallMethodObjArgs(lock, NAME(release), NULL);
-    if (result == NULL)
-        PyErr_Clear();
-    Py_DecRef(result);
-    PyErr_Restore(type, value, traceback);
-    return -1;
+    stream_lock->locked = 0;
+    PyThread_release_lock(stream_lock->lock);
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* The end of each function below: result (None, a status, or NULL with an exception),
@@ -893,17 +876,31 @@ static struct {
     PyObject *python, *after;
 } dnnl_interop_fast_method_of[METHOD_KINDS];
 
+/* The tuple (self, *args, last), without last where it is NULL; takes last (also on failure). */
+static PyObject *dnnl_interop_fast_arguments(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *last) {
+    PyObject *tuple = PyTuple_New(nargs + 1 + (last != NULL));
+    if (tuple == NULL) {
+        Py_DecRef(last);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i <= nargs; i++) {
+        PyObject *item = i == 0 ? self : args[i - 1];
+        Py_IncRef(item);
+        PyTuple_SetItem(tuple, i, item); /* steals item */
+    }
+    if (last != NULL)
+        PyTuple_SetItem(tuple, nargs + 1, last);
+    return tuple;
+}
+
 /* The method as written in Python, called with what the descriptor was given. */
 static PyObject *dnnl_interop_fast_python(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                           PyObject *kwnames) {
     Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
-    PyObject *positional = PyTuple_New(nargs + 1), *keywords = nkw ? PyDict_New() : NULL, *result = NULL;
+    PyObject *positional = dnnl_interop_fast_arguments(self, args, nargs, NULL);
+    PyObject *keywords = nkw ? PyDict_New() : NULL, *result = NULL;
     int failed = positional == NULL || (nkw && keywords == NULL);
-    for (Py_ssize_t i = 0; !failed && i <= nargs; i++) {
-        PyObject *item = i == 0 ? self : args[i - 1];
-        Py_IncRef(item);
-        PyTuple_SetItem(positional, i, item); /* steals item */
-    }
     for (Py_ssize_t i = 0; !failed && i < nkw; i++)
         failed = PyDict_SetItem(keywords, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0;
     if (!failed)
@@ -923,18 +920,8 @@ static PyObject *dnnl_interop_fast_answer(int kind, PyObject *status, PyObject *
         Py_DecRef(status);
         Py_RETURN_NONE;
     }
-    PyObject *call = PyTuple_New(nargs + 2), *result = NULL;
-    if (call != NULL) {
-        for (Py_ssize_t i = 0; i <= nargs; i++) {
-            PyObject *item = i == 0 ? self : args[i - 1];
-            Py_IncRef(item);
-            PyTuple_SetItem(call, i, item);
-        }
-        PyTuple_SetItem(call, nargs + 1, status); /* steals status */
-        status = NULL;
-        result = PyObject_Call(dnnl_interop_fast_method_of[kind].after, call, NULL);
-    }
-    Py_DecRef(status);
+    PyObject *call = dnnl_interop_fast_arguments(self, args, nargs, status);
+    PyObject *result = call ? PyObject_Call(dnnl_interop_fast_method_of[kind].after, call, NULL) : NULL;
     Py_DecRef(call);
     return result;
 }
